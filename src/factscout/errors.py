@@ -1,0 +1,41 @@
+"""One exception hierarchy for factscout.
+
+Every error a user can trigger with bad input is a :class:`FactscoutError`; its message names
+the bad value and, where there is a closed set, the accepted ones. The CLI turns these into
+one readable line instead of a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class FactscoutError(Exception):
+    """Base class of every error factscout raises on purpose."""
+
+
+class InputError(FactscoutError, ValueError):
+    """A file, record or argument given by the user is malformed."""
+
+
+class UnknownName(FactscoutError, KeyError):
+    """A component name is not in its registry; the message lists the known names."""
+
+    def __init__(self, kind: str, name: str, known: Iterable[str]) -> None:
+        self.kind, self.name, self.known = kind, name, sorted(known)
+        super().__init__(f"no {kind} {name!r}; known: {', '.join(self.known)}")
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+class BadIndex(FactscoutError):
+    """An index directory is missing, partial, corrupt or not a factscout index."""
+
+
+class MissingDependency(FactscoutError, ImportError):
+    """An optional dependency is not installed; the message says what to install."""
+
+
+class DataNotFound(FactscoutError, FileNotFoundError):
+    """A dataset file is not where factscout looked; the message says where it looked."""

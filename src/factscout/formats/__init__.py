@@ -1,0 +1,1 @@
+"""Standard file formats: JSONL, BEIR corpus/queries/qrels, TREC runs and qrels."""

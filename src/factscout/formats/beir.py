@@ -1,0 +1,111 @@
+"""BEIR JSONL corpus and queries, BEIR qrels TSV.
+
+Corpus rows: ``{"_id", "title", "text", "published"?, "url"?}``; ``doc_id`` defaults to ``_id``.
+Query rows: ``{"_id", "text", "date"?, "claim_id"?, "origin"?}``; the optional fields let one
+file carry several planned queries per claim.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from factscout.errors import InputError
+from factscout.formats.jsonl import open_text, read_jsonl, write_atomic, write_jsonl
+from factscout.records import Passage, Query
+from factscout.temporal.dates import parse_date
+
+Qrels = dict[str, dict[str, int]]
+
+
+def _field(path: object, lineno: int, row: dict, name: str) -> str:
+    value = row.get(name)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise InputError(f"{path}:{lineno}: missing required field {name!r}")
+    return str(value)
+
+
+def read_corpus(path: str | os.PathLike[str]) -> Iterator[Passage]:
+    """Read a BEIR corpus; each row becomes one :class:`Passage`."""
+    for lineno, row in read_jsonl(path):
+        pid = _field(path, lineno, row, "_id")
+        text = row.get("text")
+        if not isinstance(text, str):
+            raise InputError(f"{path}:{lineno}: missing required field 'text'")
+        published = parse_date(row.get("published"), field=f"{path}:{lineno}: published")
+        yield Passage(
+            passage_id=pid,
+            doc_id=str(row.get("doc_id") or pid),
+            title=str(row.get("title") or ""),
+            text=text,
+            published=published,
+            url=row.get("url") or None,
+        )
+
+
+def write_corpus(path: str | os.PathLike[str], passages: Iterable[Passage]) -> None:
+    def rows() -> Iterator[dict]:
+        for p in passages:
+            row: dict = {"_id": p.passage_id, "title": p.title, "text": p.text}
+            if p.doc_id != p.passage_id:
+                row["doc_id"] = p.doc_id
+            if p.published:
+                row["published"] = p.published.isoformat()
+            if p.url:
+                row["url"] = p.url
+            yield row
+
+    write_jsonl(path, rows())
+
+
+def read_queries(path: str | os.PathLike[str]) -> Iterator[Query]:
+    """Read BEIR queries (one per claim) or planned queries (several rows per ``claim_id``)."""
+    seen: set[str] = set()
+    for lineno, row in read_jsonl(path):
+        qid = _field(path, lineno, row, "_id")
+        if qid in seen:
+            raise InputError(f"{path}:{lineno}: duplicate query id {qid!r}")
+        seen.add(qid)
+        yield Query(
+            query_id=qid,
+            claim_id=str(row.get("claim_id") or qid),
+            text=_field(path, lineno, row, "text"),
+            origin=str(row.get("origin") or "claim"),
+            date=parse_date(row.get("date"), field=f"{path}:{lineno}: date"),
+        )
+
+
+def write_queries(path: str | os.PathLike[str], queries: Iterable[Query]) -> None:
+    def rows() -> Iterator[dict]:
+        for q in queries:
+            row: dict = {"_id": q.query_id, "claim_id": q.claim_id, "text": q.text, "origin": q.origin}
+            if q.date:
+                row["date"] = q.date.isoformat()
+            yield row
+
+    write_jsonl(path, rows())
+
+
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read a BEIR qrels TSV (``query-id corpus-id score`` with a header line)."""
+    qrels: Qrels = {}
+    with open_text(path) as f:
+        for lineno, line in enumerate(f, start=1):
+            parts = line.rstrip("\n").split("\t")
+            if not line.strip() or (lineno == 1 and parts[0] == "query-id"):
+                continue
+            if len(parts) != 3:
+                raise InputError(f"{path}:{lineno}: expected 3 tab-separated fields, got {len(parts)}")
+            try:
+                rel = int(float(parts[2]))
+            except ValueError:
+                raise InputError(f"{path}:{lineno}: relevance {parts[2]!r} is not a number") from None
+            qrels.setdefault(parts[0], {})[parts[1]] = rel
+    return qrels
+
+
+def write_qrels(path: str | os.PathLike[str], qrels: Qrels) -> None:
+    lines = ["query-id\tcorpus-id\tscore\n"]
+    lines += [f"{q}\t{d}\t{r}\n" for q in sorted(qrels) for d, r in sorted(qrels[q].items())]
+    write_atomic(Path(path), lines)

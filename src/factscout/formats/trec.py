@@ -1,0 +1,65 @@
+"""TREC run files (``qid Q0 docid rank score tag``) and TREC qrels (``qid 0 docid rel``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from factscout.errors import InputError
+from factscout.formats.beir import Qrels, read_qrels as read_beir_qrels
+from factscout.formats.jsonl import open_text, write_atomic
+from factscout.records import Hit, Ranking
+
+
+def write_run(path: str | os.PathLike[str], rankings: Iterable[Ranking], tag: str = "factscout") -> None:
+    write_atomic(
+        path,
+        (f"{r.query_id} Q0 {h.passage_id} {h.rank} {h.score:.6f} {tag}\n" for r in rankings for h in r.hits),
+    )
+
+
+def read_run(path: str | os.PathLike[str]) -> list[Ranking]:
+    """Read a TREC run; rankings come back in file order of their first appearance."""
+    hits: dict[str, list[Hit]] = {}
+    with open_text(path) as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            parts = line.split()
+            if len(parts) != 6:
+                raise InputError(f"{path}:{lineno}: expected 6 fields 'qid Q0 docid rank score tag', got {len(parts)}")
+            try:
+                hit = Hit(parts[2], float(parts[4]), int(parts[3]))
+            except ValueError:
+                raise InputError(f"{path}:{lineno}: rank/score not numeric in {line.strip()!r}") from None
+            hits.setdefault(parts[0], []).append(hit)
+    return [Ranking(qid, tuple(h)) for qid, h in hits.items()]
+
+
+def run_as_dict(rankings: Iterable[Ranking]) -> dict[str, dict[str, float]]:
+    return {r.query_id: r.scores() for r in rankings}
+
+
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read qrels in TREC (4 columns) or BEIR (3 columns, tab-separated) form."""
+    with open_text(path) as f:
+        first = next((line for line in f if line.strip()), "")
+    if len(first.split()) != 4:
+        return read_beir_qrels(path)
+    qrels: Qrels = {}
+    with open_text(path) as f:
+        for lineno, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            parts = line.split()
+            if len(parts) != 4:
+                raise InputError(f"{path}:{lineno}: expected 4 fields 'qid iter docid rel', got {len(parts)}")
+            try:
+                qrels.setdefault(parts[0], {})[parts[2]] = int(float(parts[3]))
+            except ValueError:
+                raise InputError(f"{path}:{lineno}: relevance {parts[3]!r} is not a number") from None
+    return qrels
+
+
+def write_qrels(path: str | os.PathLike[str], qrels: Qrels) -> None:
+    write_atomic(path, (f"{q} 0 {d} {r}\n" for q in sorted(qrels) for d, r in sorted(qrels[q].items())))
