@@ -6,7 +6,8 @@ import os
 from collections.abc import Iterable
 
 from factscout.errors import InputError
-from factscout.formats.beir import Qrels, read_qrels as read_beir_qrels
+from factscout.formats.beir import Qrels
+from factscout.formats.beir import read_qrels as read_beir_qrels
 from factscout.formats.jsonl import open_text, write_atomic
 from factscout.records import Hit, Ranking
 

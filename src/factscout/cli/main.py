@@ -1,0 +1,289 @@
+"""The ``factscout`` command line: thin typer commands over the library.
+
+Each command parses its input, calls one core function and prints or writes the result.
+Errors a user can cause are printed as one line (``error: ...``) with exit status 2.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from factscout.errors import FactscoutError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Find and judge the evidence for a claim.")
+out = Console()
+err = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _quiet_libraries() -> None:
+    """The CLI owns the terminal: silence third-party progress bars and hub look-ups."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except ImportError:
+        pass
+
+
+def friendly(fn: F) -> F:
+    """Turn factscout's errors into one readable line and exit status 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except FactscoutError as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+
+
+def _parse_day(value: str | None, flag: str) -> dt.date | None:
+    from factscout.temporal.dates import parse_date
+
+    return parse_date(value, field=flag) if value else None
+
+
+@app.command()
+@friendly
+def index(
+    corpus: Annotated[Path, typer.Option(help="BEIR JSONL corpus (_id, title, text, published?, url?); .gz ok")],
+    index: Annotated[Path, typer.Option("--index", help="index directory (created or replaced atomically)")],
+    retriever: Annotated[str, typer.Option(help="bm25 | dense | hybrid")] = "bm25",
+    k1: Annotated[float, typer.Option(help="BM25 k1")] = 0.9,
+    b: Annotated[float, typer.Option(help="BM25 b")] = 0.4,
+    encoder: Annotated[
+        str, typer.Option(help="dense encoder: 'minilm' (offline) or a sentence-transformers name/path")
+    ] = "minilm",
+    fusion: Annotated[str, typer.Option(help="hybrid fusion: linear | rrf")] = "linear",
+    alpha: Annotated[float, typer.Option(help="hybrid weight of BM25 in the linear fusion")] = 0.5,
+) -> None:
+    """Index a corpus for search."""
+    _quiet_libraries()
+    from factscout.formats.beir import read_corpus
+    from factscout.retrieve import RETRIEVERS, build_retriever, save_index
+
+    RETRIEVERS[retriever]
+    settings = {"bm25": {"k1": k1, "b": b}, "dense": {"encoder": encoder}, "hybrid": {"fusion": fusion, "alpha": alpha}}
+    with progress() as bar:
+        bar.add_task(f"reading {corpus.name}", total=None)
+        passages = list(read_corpus(corpus))
+    err.print(f"indexing {len(passages)} passages with {retriever} ...")
+    built = build_retriever(passages, retriever, settings, show_progress=err.is_terminal)
+    gen = save_index(built, index, source=str(corpus))
+    out.print(
+        f"indexed {len(built.store)} passages ({built.store.n_dated} dated) with {retriever} into {index} ({gen.name})"
+    )
+
+
+@app.command()
+@friendly
+def search(
+    index: Annotated[Path, typer.Option("--index", help="index directory built by 'factscout index'")],
+    queries: Annotated[Path | None, typer.Option(help="queries JSONL (_id, text, date?, claim_id?, origin?)")] = None,
+    query: Annotated[str | None, typer.Option(help="one query; prints a table")] = None,
+    k: Annotated[int, typer.Option(help="hits per query")] = 100,
+    run: Annotated[Path | None, typer.Option(help="write a TREC run file here")] = None,
+    date_filter: Annotated[
+        bool, typer.Option("--date-filter", help="each query's date becomes published_before")
+    ] = False,
+    date: Annotated[str | None, typer.Option(help="with --query: keep passages published before this day")] = None,
+    undated: Annotated[str, typer.Option(help="undated passages under a date filter: keep | drop")] = "keep",
+    batch_size: Annotated[int, typer.Option(help="queries per search batch")] = 256,
+) -> None:
+    """Search an index with one query or a queries file."""
+    _quiet_libraries()
+    from factscout.formats.beir import read_queries
+    from factscout.formats.trec import write_run
+    from factscout.records import Query
+    from factscout.retrieve import load_index, search_with_query_dates
+    from factscout.retrieve.base import check_k, check_undated
+
+    check_k(k)
+    check_undated(undated)
+    if (queries is None) == (query is None):
+        raise typer.BadParameter("give exactly one of --queries FILE or --query TEXT")
+    retriever = load_index(index, undated=undated)
+    if query is not None:
+        day = _parse_day(date, "--date")
+        ranking = retriever.search([Query("q", "q", query, "cli", day)], k, published_before=day)[0]
+        _print_ranking(retriever, ranking, query)
+        if run:
+            write_run(run, [ranking])
+        return
+    assert queries is not None
+    items = list(read_queries(queries))
+    if not date_filter:
+        items = [Query(q.query_id, q.claim_id, q.text, q.origin, None) for q in items]
+    rankings = []
+    with progress() as bar:
+        task = bar.add_task("searching", total=len(items))
+        for start in range(0, len(items), batch_size):
+            batch = items[start : start + batch_size]
+            rankings += search_with_query_dates(retriever, batch, k)
+            bar.advance(task, len(batch))
+    if run:
+        write_run(run, rankings)
+        out.print(f"wrote {sum(len(r) for r in rankings)} hits for {len(rankings)} queries to {run}")
+    else:
+        for r in rankings:
+            for h in r.hits:
+                sys.stdout.write(f"{r.query_id} Q0 {h.passage_id} {h.rank} {h.score:.6f} factscout\n")
+    filtered = [r.date_filter for r in rankings if r.date_filter]
+    if filtered:
+        late = sum(f.excluded_late for f in filtered) / len(filtered)
+        undated_n = filtered[0].undated_kept + filtered[0].undated_dropped
+        err.print(
+            f"date filter on {len(filtered)}/{len(rankings)} queries: on average {late:.0f} later passages excluded; "
+            f"{undated_n} undated passages {'kept' if undated == 'keep' else 'dropped'}"
+        )
+
+
+def _print_ranking(retriever: Any, ranking: Any, query: str) -> None:
+    table = Table(title=f"{query}", show_lines=False)
+    for col in ("rank", "score", "passage", "published", "text"):
+        table.add_column(col, overflow="fold")
+    for h in ranking.hits:
+        p = retriever.store[h.passage_id]
+        snippet = (p.title + ": " if p.title else "") + p.text
+        table.add_row(
+            str(h.rank),
+            f"{h.score:.3f}",
+            p.passage_id,
+            p.published.isoformat() if p.published else "",
+            snippet[:160] + ("…" if len(snippet) > 160 else ""),
+        )
+    out.print(table)
+    if ranking.date_filter:
+        f = ranking.date_filter
+        out.print(
+            f"published before {f.published_before}: {f.allowed} passages allowed, {f.excluded_late} later excluded, "
+            f"{f.undated_kept} undated kept, {f.undated_dropped} undated dropped"
+        )
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})
+@friendly
+def evaluate(
+    ctx: typer.Context,
+    qrels: Annotated[Path, typer.Option(help="qrels: BEIR TSV or TREC 4-column")],
+    run: Annotated[Path, typer.Option(help="TREC run file")],
+    metrics: Annotated[str, typer.Option(help="measures, e.g. --metrics ndcg@10 recall@100 mrr@10")] = "ndcg@10",
+    compare: Annotated[Path | None, typer.Option(help="a second run: paired t-test and randomisation test")] = None,
+    per_query: Annotated[bool, typer.Option("--per-query", help="print every query's scores")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+) -> None:
+    """Evaluate a TREC run against qrels."""
+    from factscout.evaluate import compare as compare_runs
+    from factscout.evaluate import evaluate as evaluate_run
+    from factscout.evaluate import parse_measures
+    from factscout.formats.trec import read_qrels, read_run
+
+    measures = parse_measures([metrics, *ctx.args])
+    judgements = read_qrels(qrels)
+    result = evaluate_run(judgements, read_run(run), measures)
+    other = evaluate_run(judgements, read_run(compare), measures) if compare else None
+    if json_out:
+        payload: dict[str, Any] = {"run": str(run), "queries": len(result.per_query), "means": result.means()}
+        if other is not None:
+            payload["compare"] = {
+                "run": str(compare),
+                "means": other.means(),
+                "tests": {
+                    str(m): {"t_test_p": c.t_test_p, "randomization_p": c.randomization_p}
+                    for m in measures
+                    for c in [compare_runs(result, other, m)]
+                },
+            }
+        out.print_json(json.dumps(payload))
+        return
+    _print_evaluation(result, other, run, compare, measures, per_query)
+
+
+def _print_evaluation(
+    result: Any, other: Any, run: Path, compare: Path | None, measures: Sequence[Any], per_query: bool
+) -> None:
+    from factscout.evaluate import compare as compare_runs
+
+    if per_query:
+        table = Table("query", *[str(m) for m in measures])
+        for q, scores in result.per_query.items():
+            table.add_row(q, *[f"{scores[m]:.4f}" for m in measures])
+        out.print(table)
+    table = Table(title=f"{len(result.per_query)} judged queries")
+    table.add_column("run")
+    for m in measures:
+        table.add_column(str(m), justify="right")
+    table.add_row(run.name, *[f"{result.mean(m):.4f}" for m in measures])
+    if other is not None and compare is not None:
+        table.add_row(compare.name, *[f"{other.mean(m):.4f}" for m in measures])
+        tests = [compare_runs(result, other, m) for m in measures]
+        table.add_row("p (t-test)", *[f"{c.t_test_p:.4f}" for c in tests])
+        table.add_row("p (randomisation)", *[f"{c.randomization_p:.4f}" for c in tests])
+    out.print(table)
+
+
+@app.command()
+@friendly
+def demo(
+    retriever: Annotated[str, typer.Option(help="bm25 | dense | hybrid")] = "hybrid",
+    index: Annotated[Path, typer.Option("--index", help="where to keep the demo index")] = Path(
+        ".factscout/scifact-index"
+    ),
+    claims: Annotated[int, typer.Option(help="how many example claims to show")] = 3,
+    k: Annotated[int, typer.Option(help="hits shown per claim")] = 5,
+) -> None:
+    """Index SciFact and run the claim pipeline on example claims (offline)."""
+    _quiet_libraries()
+    from factscout.demo import run_demo
+
+    err.print(
+        f"[bold]factscout demo[/]: SciFact, {retriever} retrieval (first run builds the index; later runs reuse it)"
+    )
+    result = run_demo(retriever=retriever, index=index, n_claims=claims, k=k)
+    for claim, ranking in result.examples:
+        label = claim.meta.get("label", "")
+        out.rule(f"claim {claim.claim_id} [{label}]")
+        _print_ranking(result.retriever, ranking, claim.text)
+        gold = set(claim.meta.get("cited_doc_ids", []))
+        found = [h.rank for h in ranking.hits if h.passage_id in {str(g) for g in gold}]
+        out.print(f"cited abstracts found at rank(s): {found or 'none in the top ' + str(k)}")
+    out.rule("all SciFact train claims")
+    out.print(
+        " ".join(f"{name} {value:.4f}" for name, value in result.scores.items()) + f" over {result.n_queries} claims"
+    )
+
+
+def main() -> None:  # pragma: no cover
+    app()

@@ -1,0 +1,41 @@
+"""Shared machinery of rank fusion: accumulate per-passage contributions, keep provenance."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from factscout.errors import UnknownName
+from factscout.fuse.normalize import NORMALIZERS
+from factscout.records import Hit, Ranking
+
+
+def normalized(rankings: Sequence[Ranking], normalize: str | None) -> list[Ranking]:
+    if normalize is None:
+        return list(rankings)
+    try:
+        fn = NORMALIZERS[normalize]
+    except KeyError:
+        raise UnknownName("normalisation", normalize, NORMALIZERS) from None
+    return [fn(r) for r in rankings]
+
+
+def accumulate(
+    rankings: Sequence[Ranking],
+    contribution: Callable[[Ranking, Hit], float],
+    *,
+    query_id: str | None = None,
+) -> Ranking:
+    """Sum ``contribution(ranking, hit)`` per passage; ``found_by`` unions every finder.
+
+    The result does not depend on the order of ``rankings`` (sums are taken in a fixed order
+    of the rankings' query ids, and provenance is sorted).
+    """
+    ordered = sorted(rankings, key=lambda r: r.query_id)
+    scores: dict[str, float] = {}
+    finders: dict[str, set[str]] = {}
+    for ranking in ordered:
+        for hit in ranking.hits:
+            scores[hit.passage_id] = scores.get(hit.passage_id, 0.0) + contribution(ranking, hit)
+            finders.setdefault(hit.passage_id, set()).update(hit.found_by or (ranking.query_id,))
+    qid = query_id if query_id is not None else (ordered[0].query_id if ordered else "")
+    return Ranking(qid, tuple(Hit(pid, s, 0, tuple(sorted(finders[pid]))) for pid, s in scores.items()))

@@ -1,0 +1,18 @@
+"""Retrieval: one contract, ``search(queries, k, *, published_before=None) -> list[Ranking]``.
+
+Backends: ``bm25`` (bm25s, the embedded default), ``dense`` (MiniLM + faiss), ``hybrid``.
+"""
+
+from factscout.retrieve.base import PassageStore, Retriever, search_with_query_dates
+from factscout.retrieve.index import RETRIEVERS, build_index, build_retriever, load_index, save_index
+
+__all__ = [
+    "RETRIEVERS",
+    "PassageStore",
+    "Retriever",
+    "build_index",
+    "build_retriever",
+    "load_index",
+    "save_index",
+    "search_with_query_dates",
+]

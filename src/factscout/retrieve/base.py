@@ -1,0 +1,110 @@
+"""The retriever contract, the passage store behind every index, and the date filter.
+
+Every backend implements ``search(queries, k, *, published_before=None) -> list[Ranking]``:
+a batch of queries in, one :class:`Ranking` per query out, in the same order.
+
+``published_before`` keeps passages published strictly before that day (a passage from the
+claim's own day could already be its fact-check). It is applied inside the search, as a mask
+over the candidate pool, so a query still gets ``k`` hits when ``k`` allowed passages match.
+Undated passages follow an explicit policy: ``keep`` (the default: most corpora have some
+undated passages, and dropping them silently empties SciFact-like corpora) or ``drop``. Each
+filtered ranking carries :class:`DateFilterStats` with the counts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from typing import Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from factscout.errors import InputError
+from factscout.records import DateFilterStats, Passage, Query, Ranking
+
+UndatedPolicy = Literal["keep", "drop"]
+UNDATED_POLICIES: tuple[str, ...] = ("keep", "drop")
+_NO_DATE = np.iinfo(np.int32).min
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """One narrow protocol for every retrieval backend."""
+
+    name: str
+    store: PassageStore
+
+    def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]: ...
+
+
+def check_k(k: int) -> int:
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise InputError(f"k must be a positive integer, got {k!r}")
+    return k
+
+
+def check_undated(policy: str) -> str:
+    if policy not in UNDATED_POLICIES:
+        raise InputError(f"undated policy must be one of {', '.join(UNDATED_POLICIES)}, got {policy!r}")
+    return policy
+
+
+class PassageStore:
+    """The passages of an index in index order, with their publication days as an array."""
+
+    def __init__(self, passages: Iterable[Passage]) -> None:
+        self.passages: list[Passage] = list(passages)
+        self.ids: list[str] = [p.passage_id for p in self.passages]
+        self.position: dict[str, int] = {}
+        for i, pid in enumerate(self.ids):
+            if pid in self.position:
+                raise InputError(f"passage id {pid!r} occurs twice in the corpus")
+            self.position[pid] = i
+        self.days = np.array(
+            [p.published.toordinal() if p.published else _NO_DATE for p in self.passages], dtype=np.int32
+        )
+
+    def __len__(self) -> int:
+        return len(self.passages)
+
+    def __getitem__(self, passage_id: str) -> Passage:
+        return self.passages[self.position[passage_id]]
+
+    @property
+    def n_dated(self) -> int:
+        return int((self.days != _NO_DATE).sum())
+
+    def date_mask(self, published_before: dt.date, undated: str) -> tuple[np.ndarray, DateFilterStats]:
+        """Boolean mask of passages allowed under ``published_before`` and the undated policy."""
+        check_undated(undated)
+        dated = self.days != _NO_DATE
+        early = dated & (self.days < published_before.toordinal())
+        n_undated = int((~dated).sum())
+        mask = early | ~dated if undated == "keep" else early
+        stats = DateFilterStats(
+            published_before=published_before,
+            undated_policy=undated,
+            allowed=int(mask.sum()),
+            excluded_late=int((dated & ~early).sum()),
+            undated_kept=n_undated if undated == "keep" else 0,
+            undated_dropped=0 if undated == "keep" else n_undated,
+        )
+        return mask, stats
+
+
+def by_date(queries: Sequence[Query]) -> dict[dt.date | None, list[int]]:
+    """Group query positions by their date, so each group is one ``published_before`` call."""
+    groups: dict[dt.date | None, list[int]] = {}
+    for i, q in enumerate(queries):
+        groups.setdefault(q.date, []).append(i)
+    return groups
+
+
+def search_with_query_dates(retriever: Retriever, queries: Sequence[Query], k: int) -> list[Ranking]:
+    """Search with each query's own ``date`` as its ``published_before`` (undated: no filter)."""
+    out: list[Ranking | None] = [None] * len(queries)
+    for day, positions in by_date(queries).items():
+        batch = [queries[i] for i in positions]
+        for i, ranking in zip(positions, retriever.search(batch, k, published_before=day), strict=True):
+            out[i] = ranking
+    return [r for r in out if r is not None]

@@ -1,0 +1,132 @@
+"""Sparse BM25 retrieval on bm25s (Lù 2024), the embedded default.
+
+bm25s was chosen over tantivy and rank_bm25 (benchmarks/retrieval_speed.py measures all
+three): it exposes k1/b and the BM25 variant, keeps the index as scipy sparse arrays that
+load with mmap, scores a query batch without a server, and takes a per-document weight mask,
+which is how ``published_before`` is applied inside the top-k selection rather than after it.
+Tokens are lower-cased, English stop words removed and Snowball-stemmed (PyStemmer).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from factscout.errors import BadIndex, InputError
+from factscout.records import Query, Ranking
+from factscout.retrieve.base import PassageStore, check_k, check_undated
+
+BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+
+
+@dataclass(frozen=True, slots=True)
+class Bm25Config:
+    k1: float = 0.9
+    b: float = 0.4
+    method: str = "lucene"
+    stemmer: str | None = "english"
+    stopwords: str | None = "en"
+    undated: str = "keep"
+
+    def __post_init__(self) -> None:
+        if self.k1 < 0 or not 0 <= self.b <= 1:
+            raise InputError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1}, b={self.b}")
+        if self.method not in BM25_METHODS:
+            raise InputError(f"unknown BM25 method {self.method!r}; known: {', '.join(BM25_METHODS)}")
+        check_undated(self.undated)
+
+
+def _stemmer(name: str | None):  # type: ignore[no-untyped-def]
+    if name is None:
+        return None
+    import Stemmer
+
+    try:
+        return Stemmer.Stemmer(name)
+    except KeyError:
+        raise InputError(f"unknown stemmer {name!r}; known: {', '.join(Stemmer.algorithms())}") from None
+
+
+class Bm25Retriever:
+    """BM25 over a :class:`PassageStore`; ``search`` follows the retriever contract."""
+
+    name = "bm25"
+
+    def __init__(self, store: PassageStore, engine, config: Bm25Config) -> None:  # type: ignore[no-untyped-def]
+        self.store, self.engine, self.config = store, engine, config
+        self._stem = _stemmer(config.stemmer)
+
+    @classmethod
+    def build(cls, store: PassageStore, config: Bm25Config | None = None) -> Bm25Retriever:
+        import bm25s
+
+        config = config or Bm25Config()
+        stemmer = _stemmer(config.stemmer)
+        tokens = bm25s.tokenize(
+            [p.contents for p in store.passages],
+            stopwords=config.stopwords,
+            stemmer=stemmer,
+            show_progress=False,
+        )
+        engine = bm25s.BM25(k1=config.k1, b=config.b, method=config.method)
+        engine.index(tokens, show_progress=False)
+        return cls(store, engine, config)
+
+    def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
+        import bm25s
+
+        out = bm25s.tokenize(
+            list(texts), stopwords=self.config.stopwords, stemmer=self._stem, return_ids=False, show_progress=False
+        )
+        return out  # type: ignore[return-value]
+
+    def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]:
+        check_k(k)
+        if not queries or not len(self.store):
+            return [Ranking(q.query_id) for q in queries]
+        mask, stats = None, None
+        if published_before is not None:
+            allowed, stats = self.store.date_mask(published_before, self.config.undated)
+            mask = allowed.astype(np.float32)
+        depth = min(k, len(self.store) if stats is None else stats.allowed)
+        if depth == 0:
+            return [Ranking(q.query_id, (), stats) for q in queries]
+        docs, scores = self.engine.retrieve(
+            self.tokenize([q.text for q in queries]), k=depth, show_progress=False, weight_mask=mask
+        )
+        ids = self.store.ids
+        return [
+            Ranking.from_scores(
+                q.query_id,
+                ((ids[d], float(s)) for d, s in zip(docs[i], scores[i], strict=True) if s > 0),
+                date_filter=stats,
+            )
+            for i, q in enumerate(queries)
+        ]
+
+    def save(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.engine.save(str(directory / "bm25s"), show_progress=False)
+        (directory / "bm25.json").write_text(json.dumps(asdict(self.config)))
+
+    @classmethod
+    def load(cls, store: PassageStore, directory: Path, **overrides: object) -> Bm25Retriever:
+        import bm25s
+
+        try:
+            config = Bm25Config(**{**json.loads((directory / "bm25.json").read_text()), **overrides})
+            engine = bm25s.BM25.load(str(directory / "bm25s"), mmap=False, show_progress=False)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise BadIndex(
+                f"BM25 index in {directory} is unreadable ({exc}); rebuild it with 'factscout index'"
+            ) from None
+        if engine.scores["num_docs"] != len(store):
+            raise BadIndex(
+                f"BM25 index in {directory} has {engine.scores['num_docs']} documents but the store has {len(store)}"
+            )
+        return cls(store, engine, config)

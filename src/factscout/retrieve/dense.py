@@ -1,0 +1,151 @@
+"""Dense retrieval: encoder embeddings in a faiss index (Johnson et al. 2019).
+
+Below ``exact_below`` passages the index is exact inner-product search (``IndexFlatIP``);
+above it an HNSW graph (Malkov & Yashunin 2018). Embeddings are L2-normalised, so inner
+product is cosine similarity. ``published_before`` is applied as a faiss ID selector inside
+the search; when an HNSW search under a selective filter returns fewer than ``k`` allowed
+hits, the query falls back to exact scoring over the allowed passages, so the contract's
+"k hits when k passages are allowed" holds for every index type.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from factscout.errors import BadIndex, InputError, MissingDependency
+from factscout.records import Query, Ranking
+from factscout.retrieve.base import PassageStore, check_k, check_undated
+from factscout.retrieve.encoder import DEFAULT_ENCODER, Encoder
+
+
+def _faiss():  # type: ignore[no-untyped-def]
+    try:
+        import faiss
+    except ImportError:
+        raise MissingDependency("dense retrieval needs faiss: pip install 'factscout[dense]'") from None
+    return faiss
+
+
+@dataclass(frozen=True, slots=True)
+class DenseConfig:
+    encoder: str = DEFAULT_ENCODER
+    max_seq_length: int = 256
+    exact_below: int = 200_000
+    hnsw_m: int = 32
+    ef_search: int = 128
+    undated: str = "keep"
+
+    def __post_init__(self) -> None:
+        if self.exact_below < 0 or self.hnsw_m < 2 or self.ef_search < 1:
+            raise InputError(f"bad dense index settings: {self}")
+        check_undated(self.undated)
+
+
+class DenseRetriever:
+    """Cosine-similarity search over passage embeddings; ``search`` follows the contract."""
+
+    name = "dense"
+
+    def __init__(self, store: PassageStore, vectors: np.ndarray, index, config: DenseConfig, encoder: Encoder):  # type: ignore[no-untyped-def]
+        self.store, self.vectors, self.index, self.config, self.encoder = store, vectors, index, config, encoder
+
+    @staticmethod
+    def _make_index(vectors: np.ndarray, config: DenseConfig):  # type: ignore[no-untyped-def]
+        faiss = _faiss()
+        dim = vectors.shape[1]
+        if len(vectors) < config.exact_below:
+            index = faiss.IndexFlatIP(dim)
+        else:
+            index = faiss.IndexHNSWFlat(dim, config.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            index.hnsw.efConstruction = 200
+        index.add(vectors)
+        return index
+
+    @classmethod
+    def build(
+        cls,
+        store: PassageStore,
+        config: DenseConfig | None = None,
+        *,
+        encoder: Encoder | None = None,
+        show_progress: bool = False,
+    ) -> DenseRetriever:
+        config = config or DenseConfig()
+        encoder = encoder or Encoder(config.encoder, max_seq_length=config.max_seq_length)
+        vectors = encoder.encode_cached([p.contents for p in store.passages], show_progress=show_progress)
+        if len(vectors) == 0:
+            vectors = np.zeros((0, encoder.dimension), dtype=np.float32)
+        return cls(store, vectors, cls._make_index(vectors, config), config, encoder)
+
+    def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]:
+        check_k(k)
+        if not queries or not len(self.store):
+            return [Ranking(q.query_id) for q in queries]
+        q_vecs = self.encoder.encode([q.text for q in queries])
+        return self.search_vectors(queries, q_vecs, k, published_before=published_before)
+
+    def search_vectors(
+        self, queries: Sequence[Query], q_vecs: np.ndarray, k: int, *, published_before: dt.date | None = None
+    ) -> list[Ranking]:
+        """Search with query embeddings already computed (hybrid search and benchmarks)."""
+        faiss = _faiss()
+        stats, allowed, params = None, None, None
+        if published_before is not None:
+            allowed, stats = self.store.date_mask(published_before, self.config.undated)
+            selector = faiss.IDSelectorBatch(np.flatnonzero(allowed).astype(np.int64))
+            hnsw = isinstance(self.index, faiss.IndexHNSWFlat)
+            params = (
+                faiss.SearchParametersHNSW(sel=selector, efSearch=self.config.ef_search)
+                if hnsw
+                else (faiss.SearchParameters(sel=selector))
+            )
+        elif isinstance(self.index, faiss.IndexHNSWFlat):
+            params = faiss.SearchParametersHNSW(efSearch=self.config.ef_search)
+        depth = min(k, len(self.store) if stats is None else stats.allowed)
+        if depth == 0:
+            return [Ranking(q.query_id, (), stats) for q in queries]
+        scores, docs = self.index.search(q_vecs, depth, params=params)
+        ids = self.store.ids
+        out = []
+        for i, q in enumerate(queries):
+            pairs = [(ids[d], float(s)) for d, s in zip(docs[i], scores[i], strict=True) if d >= 0]
+            if len(pairs) < depth:  # approximate search under a selective filter: score exactly
+                pairs = self._exact(q_vecs[i], depth, allowed)
+            out.append(Ranking.from_scores(q.query_id, pairs, date_filter=stats))
+        return out
+
+    def _exact(self, q_vec: np.ndarray, k: int, allowed: np.ndarray | None) -> list[tuple[str, float]]:
+        positions = np.arange(len(self.store)) if allowed is None else np.flatnonzero(allowed)
+        sims = self.vectors[positions] @ q_vec
+        top = np.argsort(-sims, kind="stable")[:k]
+        return [(self.store.ids[positions[t]], float(sims[t])) for t in top]
+
+    def save(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        np.save(directory / "embeddings.npy", self.vectors)
+        _faiss().write_index(self.index, str(directory / "faiss.index"))
+        (directory / "dense.json").write_text(json.dumps(asdict(self.config)))
+
+    @classmethod
+    def load(
+        cls, store: PassageStore, directory: Path, *, encoder: Encoder | None = None, **overrides: object
+    ) -> DenseRetriever:
+        faiss = _faiss()
+        try:
+            config = DenseConfig(**{**json.loads((directory / "dense.json").read_text()), **overrides})
+            vectors = np.load(directory / "embeddings.npy", mmap_mode="r")
+            index = faiss.read_index(str(directory / "faiss.index"))
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+            raise BadIndex(
+                f"dense index in {directory} is unreadable ({exc}); rebuild it with 'factscout index'"
+            ) from None
+        if index.ntotal != len(store) or vectors.shape[0] != len(store):
+            raise BadIndex(f"dense index in {directory} has {index.ntotal} vectors but the store has {len(store)}")
+        encoder = encoder or Encoder(config.encoder, max_seq_length=config.max_seq_length)
+        return cls(store, vectors, index, config, encoder)

@@ -1,0 +1,170 @@
+"""Building, saving and loading retrieval indexes, crash-safely.
+
+An index directory holds generations: ``DIR/gen-<time>-<pid>/`` with the passages, the
+backend's files and ``manifest.json`` (written last), and ``DIR/CURRENT`` naming the live
+generation. A build writes a new generation and then replaces ``CURRENT`` with one atomic
+rename; only after that are older generations removed. A crash at any point leaves the
+previous index usable, and a loader never sees a half-written generation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from factscout.errors import BadIndex, InputError
+from factscout.formats.beir import read_corpus, write_corpus
+from factscout.records import Passage
+from factscout.registry import Registry
+from factscout.retrieve.base import PassageStore, Retriever
+
+log = logging.getLogger(__name__)
+
+FORMAT = "factscout-index"
+FORMAT_VERSION = 1
+RETRIEVERS: Registry[tuple[Callable[..., Any], Callable[..., Any]]] = Registry("retriever")
+
+
+def _register() -> None:
+    from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever
+    from factscout.retrieve.dense import DenseConfig, DenseRetriever
+    from factscout.retrieve.hybrid import HybridConfig, HybridRetriever
+
+    def build_bm25(store: PassageStore, settings: dict, show_progress: bool) -> Bm25Retriever:
+        return Bm25Retriever.build(store, Bm25Config(**settings.get("bm25", {})))
+
+    def build_dense(store: PassageStore, settings: dict, show_progress: bool) -> DenseRetriever:
+        return DenseRetriever.build(store, DenseConfig(**settings.get("dense", {})), show_progress=show_progress)
+
+    def build_hybrid(store: PassageStore, settings: dict, show_progress: bool) -> HybridRetriever:
+        return HybridRetriever.build(
+            store,
+            HybridConfig(**settings.get("hybrid", {})),
+            bm25=Bm25Config(**settings.get("bm25", {})),
+            dense=DenseConfig(**settings.get("dense", {})),
+            show_progress=show_progress,
+        )
+
+    RETRIEVERS.register("bm25")((build_bm25, Bm25Retriever.load))
+    RETRIEVERS.register("dense")((build_dense, DenseRetriever.load))
+    RETRIEVERS.register("hybrid")((build_hybrid, HybridRetriever.load))
+
+
+_register()
+
+
+def build_retriever(
+    passages: Iterable[Passage], retriever: str = "bm25", settings: dict | None = None, *, show_progress: bool = False
+) -> Retriever:
+    """Build an in-memory retriever of the named kind over ``passages``."""
+    build, _ = RETRIEVERS[retriever]
+    store = PassageStore(passages)
+    if not len(store):
+        raise InputError("the corpus is empty: nothing to index")
+    try:
+        return build(store, settings or {}, show_progress)
+    except TypeError as exc:
+        raise InputError(f"bad settings for retriever {retriever!r}: {exc}") from None
+
+
+def save_index(retriever: Retriever, directory: str | os.PathLike[str], *, source: str | None = None) -> Path:
+    """Write ``retriever`` as a new generation of the index at ``directory``, atomically."""
+    root = Path(directory)
+    if root.exists() and not root.is_dir():
+        raise InputError(f"index path {root} exists and is not a directory")
+    if root.is_dir() and any(root.iterdir()) and not (root / "CURRENT").is_file():
+        raise InputError(f"{root} is a non-empty directory that is not a factscout index; refusing to write there")
+    root.mkdir(parents=True, exist_ok=True)
+    gen = Path(tempfile.mkdtemp(prefix=f"gen-{time.strftime('%Y%m%dT%H%M%S')}-", dir=root))
+    try:
+        write_corpus(gen / "passages.jsonl", retriever.store.passages)
+        retriever.save(gen / retriever.name)  # type: ignore[attr-defined]
+        manifest = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "retriever": retriever.name,
+            "n_passages": len(retriever.store),
+            "n_dated": retriever.store.n_dated,
+            "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "source": source,
+        }
+        (gen / "manifest.json").write_text(json.dumps(manifest, indent=1))
+        fd, tmp = tempfile.mkstemp(prefix=".CURRENT.", dir=root)
+        with os.fdopen(fd, "w") as f:
+            f.write(gen.name + "\n")
+        os.replace(tmp, root / "CURRENT")
+    except BaseException:
+        shutil.rmtree(gen, ignore_errors=True)
+        raise
+    for old in root.glob("gen-*"):
+        if old != gen:
+            shutil.rmtree(old, ignore_errors=True)
+    return gen
+
+
+def build_index(
+    corpus: str | os.PathLike[str] | Iterable[Passage],
+    directory: str | os.PathLike[str],
+    retriever: str = "bm25",
+    settings: dict | None = None,
+    *,
+    show_progress: bool = False,
+) -> Retriever:
+    """Read a corpus (a BEIR JSONL path or passages), build the retriever, save it atomically."""
+    RETRIEVERS[retriever]  # fail on a bad name before reading anything
+    source = str(corpus) if isinstance(corpus, (str, os.PathLike)) else None
+    passages = read_corpus(corpus) if isinstance(corpus, (str, os.PathLike)) else corpus
+    built = build_retriever(passages, retriever, settings, show_progress=show_progress)
+    save_index(built, directory, source=source)
+    return built
+
+
+def read_manifest(directory: str | os.PathLike[str]) -> tuple[Path, dict]:
+    """Locate the live generation of an index and read its manifest, with clear errors."""
+    root = Path(directory)
+    if not root.exists():
+        raise BadIndex(f"no index at {root}: build one with 'factscout index --corpus ... --index {root}'")
+    current = root / "CURRENT"
+    if not current.is_file():
+        raise BadIndex(f"{root} is not a factscout index (no CURRENT file)")
+    gen = root / current.read_text().strip()
+    manifest_path = gen / "manifest.json"
+    if not manifest_path.is_file():
+        raise BadIndex(f"index at {root} is incomplete: {manifest_path} is missing; rebuild it")
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except (OSError, ValueError) as exc:
+        raise BadIndex(f"index manifest {manifest_path} is unreadable ({exc}); rebuild the index") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise BadIndex(
+            f"{root} holds a foreign index (format {manifest.get('format') if isinstance(manifest, dict) else '?'!r}, expected {FORMAT!r})"
+        )
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise BadIndex(
+            f"index {root} has format version {manifest.get('format_version')}, this factscout reads {FORMAT_VERSION}"
+        )
+    return gen, manifest
+
+
+def load_index(directory: str | os.PathLike[str], **overrides: object) -> Retriever:
+    """Load the live generation of an index; ``overrides`` adjust settings such as ``undated``."""
+    gen, manifest = read_manifest(directory)
+    _, load = RETRIEVERS[manifest.get("retriever", "?")]
+    try:
+        store = PassageStore(read_corpus(gen / "passages.jsonl"))
+    except (OSError, InputError) as exc:
+        raise BadIndex(f"passages of index {directory} are unreadable ({exc}); rebuild it") from None
+    if len(store) != manifest.get("n_passages"):
+        raise BadIndex(f"index {directory} lists {manifest.get('n_passages')} passages but holds {len(store)}")
+    try:
+        return load(store, gen / manifest["retriever"], **overrides)
+    except TypeError as exc:
+        raise InputError(f"bad override for a {manifest['retriever']} index: {exc}") from None
