@@ -51,7 +51,7 @@ def friendly(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except FactscoutError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False)
+            err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
     return wrapper  # type: ignore[return-value]
@@ -88,9 +88,12 @@ def index(
     ] = "minilm",
     fusion: Annotated[str, typer.Option(help="hybrid fusion: linear | rrf")] = "linear",
     alpha: Annotated[float, typer.Option(help="hybrid weight of BM25 in the linear fusion")] = 0.5,
+    window: Annotated[int, typer.Option(help="split documents into windows of this many sentences (0: whole)")] = 0,
+    stride: Annotated[int, typer.Option(help="sentences between window starts (with --window)")] = 3,
 ) -> None:
     """Index a corpus for search."""
     _quiet_libraries()
+    from factscout.datasets.passages import split_passages
     from factscout.formats.beir import read_corpus
     from factscout.retrieve import RETRIEVERS, build_retriever, save_index
 
@@ -99,6 +102,8 @@ def index(
     with progress() as bar:
         bar.add_task(f"reading {corpus.name}", total=None)
         passages = list(read_corpus(corpus))
+        if window:
+            passages = split_passages(passages, window, min(stride, window))
     err.print(f"indexing {len(passages)} passages with {retriever} ...")
     built = build_retriever(passages, retriever, settings, show_progress=err.is_terminal)
     gen = save_index(built, index, source=str(corpus))
@@ -121,6 +126,7 @@ def search(
     date: Annotated[str | None, typer.Option(help="with --query: keep passages published before this day")] = None,
     undated: Annotated[str, typer.Option(help="undated passages under a date filter: keep | drop")] = "keep",
     batch_size: Annotated[int, typer.Option(help="queries per search batch")] = 256,
+    by_doc: Annotated[bool, typer.Option("--by-doc", help="rank documents by their best passage (MaxP)")] = False,
 ) -> None:
     """Search an index with one query or a queries file."""
     _quiet_libraries()
@@ -129,6 +135,7 @@ def search(
     from factscout.records import Query
     from factscout.retrieve import load_index, search_with_query_dates
     from factscout.retrieve.base import check_k, check_undated
+    from factscout.retrieve.documents import max_passage
 
     check_k(k)
     check_undated(undated)
@@ -151,7 +158,8 @@ def search(
         task = bar.add_task("searching", total=len(items))
         for start in range(0, len(items), batch_size):
             batch = items[start : start + batch_size]
-            rankings += search_with_query_dates(retriever, batch, k)
+            found = search_with_query_dates(retriever, batch, k * 4 if by_doc else k)
+            rankings += [max_passage(r, retriever.store, k) for r in found] if by_doc else found
             bar.advance(task, len(batch))
     if run:
         write_run(run, rankings)

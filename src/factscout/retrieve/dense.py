@@ -133,9 +133,7 @@ class DenseRetriever:
         (directory / "dense.json").write_text(json.dumps(asdict(self.config)))
 
     @classmethod
-    def load(
-        cls, store: PassageStore, directory: Path, *, encoder: Encoder | None = None, **overrides: object
-    ) -> DenseRetriever:
+    def load(cls, store: PassageStore, directory: Path, **overrides: object) -> DenseRetriever:
         faiss = _faiss()
         try:
             config = DenseConfig(**{**json.loads((directory / "dense.json").read_text()), **overrides})
@@ -147,5 +145,4 @@ class DenseRetriever:
             ) from None
         if index.ntotal != len(store) or vectors.shape[0] != len(store):
             raise BadIndex(f"dense index in {directory} has {index.ntotal} vectors but the store has {len(store)}")
-        encoder = encoder or Encoder(config.encoder, max_seq_length=config.max_seq_length)
-        return cls(store, vectors, index, config, encoder)
+        return cls(store, vectors, index, config, Encoder(config.encoder, max_seq_length=config.max_seq_length))

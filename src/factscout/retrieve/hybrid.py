@@ -88,7 +88,7 @@ class HybridRetriever:
     @classmethod
     def load(cls, store: PassageStore, directory: Path, **overrides: object) -> HybridRetriever:
         """Load both parts; an ``undated`` override applies to both, the rest to the fusion."""
-        shared = {"undated": overrides.pop("undated")} if "undated" in overrides else {}
+        shared: dict[str, str] = {"undated": str(overrides.pop("undated"))} if "undated" in overrides else {}
         try:
             config = HybridConfig(**{**json.loads((directory / "hybrid.json").read_text()), **overrides})
         except (OSError, ValueError) as exc:

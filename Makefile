@@ -1,0 +1,34 @@
+# The two commands of the README: `make demo` (everything, end to end, offline) and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+
+.PHONY: demo test lint bench setup clean
+
+$(STAMP):
+	test -x $(PY) || python3 -m venv $(VENV)
+	# torch first, the CPU build; anything that needs torch would otherwise pull a multi-GB CUDA build
+	$(PIP) torch==2.13.0
+	$(PIP) -e '.[all,test]'
+	rm -f $(VENV)/.installed-* && touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	bash scripts/install-wordnet.sh $(VENV)
+	$(VENV)/bin/factscout demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
+
+test: lint
+	$(VENV)/bin/pytest -q
+
+bench: $(STAMP)
+	$(PY) benchmarks/retrieval_quality.py
+	$(PY) benchmarks/retrieval_speed.py
+
+clean:
+	rm -rf $(VENV) .factscout .pytest_cache .ruff_cache

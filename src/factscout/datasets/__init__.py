@@ -1,0 +1,52 @@
+"""Loaders for the fact-checking datasets factscout is tested and benchmarked on.
+
+``load_dataset(name, split=None, root=None) -> Dataset`` reads one split from ``root`` (default:
+``$FACTSCOUT_DATA`` or ``../shared/data``); ``DATASETS`` lists the names. Each dataset module has
+a ``SOURCE`` (public location, licence, paper) and a ``download(dest)`` that users with internet
+call explicitly; nothing is ever downloaded implicitly.
+
+======================  ==========================  =========================================
+name                    splits (default first)      what
+======================  ==========================  =========================================
+``scifact``             train, dev, test            claims + 5,183 abstracts, qrels = cited docs
+``scifact_mini``        train                       30 claims, 200 abstracts
+``averitec``            train, dev                  dated claims, gold question decompositions
+``averitec_mini``       train                       25 claims
+``averitec_beir``       train, dev                  claims + closed gold-answer pool + qrels
+``multifc``             train, dev, test            dated claims + their dated Google snippets
+``multifc_mini``        dev                         40 claims, 377 snippets
+``checkthat2022``       train, dev, dev-test        tweets + 14,231 Snopes claims + qrels
+``claimdecomp``         dev, test                   literal / implied yes-no sub-questions
+``hover``               dev, test, train            multi-hop claims, hop counts (no corpus)
+``covidfact``           all                         claims + gold evidence sentence pool + qrels
+``quantemp``            test, taxonomy              generated sub-questions; numerical taxonomy
+======================  ==========================  =========================================
+"""
+
+from factscout.datasets import (  # noqa: F401  (importing registers the loaders)
+    averitec,
+    checkthat,
+    claimdecomp,
+    covidfact,
+    hover,
+    multifc,
+    quantemp,
+    scifact,
+)
+from factscout.datasets.base import DATASETS, Dataset, DatasetSource, Loader, data_root, load_dataset
+from factscout.datasets.passages import sentence_windows, sentences_of, split_document, split_passages
+from factscout.datasets.scifact import load_abstract_sentences
+
+__all__ = [
+    "DATASETS",
+    "Dataset",
+    "DatasetSource",
+    "Loader",
+    "data_root",
+    "load_abstract_sentences",
+    "load_dataset",
+    "sentence_windows",
+    "sentences_of",
+    "split_document",
+    "split_passages",
+]
