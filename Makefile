@@ -22,6 +22,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/mypy src/factscout
 
 test: lint
 	$(VENV)/bin/pytest -q
