@@ -27,7 +27,7 @@ HYBRID_FUSIONS = ("linear", "rrf")
 @dataclass(frozen=True, slots=True)
 class HybridConfig:
     fusion: str = "linear"
-    alpha: float = 0.5
+    alpha: float = 0.6
     rrf_k: int = 60
     depth: int = 100
 
