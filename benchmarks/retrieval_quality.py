@@ -113,7 +113,8 @@ def main() -> None:
             "",
             markdown_table(["retriever", *MEASURES, "p vs BM25 (nDCG@10, randomisation)"], rows),
             "",
-            f"Index build (two BM25 + dense encoding, cached embeddings reused): {build_s:.0f} s on {machine()}. {cv_note}",
+            f"Index build: {build_s:.0f} s on {machine()} (two BM25 indexes, plus encoding the corpus unless its "
+            f"embeddings are already in the cache; a first encoding takes about 7 minutes). {cv_note}",
             "Reproduce: `python benchmarks/retrieval_quality.py`",
         ]
     )

@@ -7,7 +7,7 @@ Ids are explicit strings given by the data, never derived from mutable fields.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,28 +108,62 @@ class DateFilterStats:
     undated_dropped: int
 
 
-@dataclass(frozen=True, slots=True)
 class Ranking:
     """The hits for one query, always sorted by ``(-score, passage_id)`` with ranks 1..n.
 
     The order is fixed here, inside the type, so every metric and every fusion sees the same
-    tie order.
+    tie order. A ranking is immutable. It keeps passage ids, scores and finders as parallel
+    sequences and builds :class:`Hit` records only when ``hits`` is read: a search engine
+    returns thousands of rankings of 100 hits, and creating 100 objects per query would cost
+    more than the search itself (benchmarks/retrieval_speed.py).
     """
 
+    __slots__ = ("_finders", "_hits", "_ids", "_scores", "date_filter", "query_id")
     query_id: str
-    hits: tuple[Hit, ...] = ()
-    date_filter: DateFilterStats | None = None
+    date_filter: DateFilterStats | None
 
-    def __post_init__(self) -> None:
-        ordered = sorted(self.hits, key=lambda h: (-h.score, h.passage_id))
-        seen: set[str] = set()
-        ranked = []
-        for rank, hit in enumerate(ordered, start=1):
-            if hit.passage_id in seen:
-                raise InputError(f"ranking {self.query_id!r} lists passage {hit.passage_id!r} twice")
-            seen.add(hit.passage_id)
-            ranked.append(hit if hit.rank == rank else Hit(hit.passage_id, hit.score, rank, hit.found_by))
-        object.__setattr__(self, "hits", tuple(ranked))
+    def __init__(self, query_id: str, hits: Iterable[Hit] = (), date_filter: DateFilterStats | None = None) -> None:
+        ordered = sorted(hits, key=lambda h: (-h.score, h.passage_id))
+        ids = tuple(h.passage_id for h in ordered)
+        if len(set(ids)) != len(ids):
+            dup = next(pid for i, pid in enumerate(ids) if pid in ids[:i])
+            raise InputError(f"ranking {query_id!r} lists passage {dup!r} twice")
+        self._init(
+            query_id, ids, tuple(float(h.score) for h in ordered), tuple(h.found_by for h in ordered), date_filter
+        )
+
+    def _init(
+        self,
+        query_id: str,
+        ids: Sequence[str],
+        scores: Sequence[float],
+        finders: tuple[str, ...] | Sequence[tuple[str, ...]],
+        date_filter: DateFilterStats | None,
+    ) -> None:
+        for name, value in (
+            ("query_id", query_id),
+            ("_ids", ids),
+            ("_scores", scores),
+            ("_finders", finders),
+            ("date_filter", date_filter),
+            ("_hits", None),
+        ):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def from_sorted(
+        cls,
+        query_id: str,
+        passage_ids: Sequence[str],
+        scores: Sequence[float],
+        found_by: tuple[str, ...],
+        date_filter: DateFilterStats | None = None,
+    ) -> Ranking:
+        """Trusted fast path for engines: ids unique and already in ``(-score, passage_id)`` order,
+        every hit found by ``found_by``."""
+        ranking = cls.__new__(cls)
+        ranking._init(query_id, passage_ids, scores, found_by, date_filter)
+        return ranking
 
     @classmethod
     def from_scores(
@@ -144,17 +178,58 @@ class Ranking:
         """Build a ranking from passage scores, keeping the top ``k`` under the tie rule."""
         items = scores.items() if isinstance(scores, Mapping) else scores
         by = (query_id,) if found_by is None else found_by
-        hits = sorted((Hit(pid, float(s), 0, by) for pid, s in items), key=lambda h: (-h.score, h.passage_id))
-        return cls(query_id, tuple(hits[:k] if k is not None else hits), date_filter)
+        pairs = sorted(((float(s), pid) for pid, s in items), key=lambda t: (-t[0], t[1]))
+        if k is not None:
+            pairs = pairs[:k]
+        ids = [pid for _, pid in pairs]
+        if len(set(ids)) != len(ids):
+            raise InputError(f"ranking {query_id!r} lists a passage twice")
+        return cls.from_sorted(query_id, ids, [s for s, _ in pairs], by, date_filter)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Ranking is immutable; cannot set {name!r}")
+
+    @property
+    def hits(self) -> tuple[Hit, ...]:
+        if self._hits is None:
+            finders = self._finders
+            if (finders and isinstance(finders[0], str)) or not finders:
+                hits = tuple(
+                    Hit(pid, float(s), i, finders)
+                    for i, (pid, s) in enumerate(zip(self._ids, self._scores, strict=True), 1)
+                )  # type: ignore[arg-type]
+            else:
+                hits = tuple(
+                    Hit(pid, float(s), i, f)  # type: ignore[arg-type]
+                    for i, (pid, s, f) in enumerate(zip(self._ids, self._scores, finders, strict=True), 1)
+                )
+            object.__setattr__(self, "_hits", hits)
+        return self._hits  # type: ignore[return-value]
+
+    @property
+    def passage_ids(self) -> Sequence[str]:
+        return self._ids
 
     def __len__(self) -> int:
-        return len(self.hits)
+        return len(self._ids)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Hit]:
         return iter(self.hits)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Ranking):
+            return NotImplemented
+        return (self.query_id, self.hits, self.date_filter) == (other.query_id, other.hits, other.date_filter)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        head = ", ".join(f"{pid}:{s:.3g}" for pid, s in zip(self._ids[:3], self._scores[:3], strict=True))
+        return f"Ranking({self.query_id!r}, {len(self)} hits: {head}{', ...' if len(self) > 3 else ''})"
+
     def scores(self) -> dict[str, float]:
-        return {h.passage_id: h.score for h in self.hits}
+        return {pid: float(s) for pid, s in zip(self._ids, self._scores, strict=True)}
 
     def top(self, k: int) -> Ranking:
-        return Ranking(self.query_id, self.hits[:k], self.date_filter)
+        finders = self._finders if not self._finders or isinstance(self._finders[0], str) else self._finders[:k]
+        return Ranking.from_sorted(self.query_id, self._ids[:k], self._scores[:k], finders, self.date_filter)  # type: ignore[arg-type]

@@ -109,3 +109,12 @@ class TestRetrieverContract:
         loaded = load_index(tmp_path / "idx", undated="drop")
         (ranking,) = loaded.search([q("report")], 12, published_before=dt.date(2030, 1, 1))
         assert ranking.date_filter.undated_dropped == 2
+
+
+def test_engine_ties_are_broken_by_passage_id():
+    from factscout.records import Passage
+
+    same = [Passage(pid, pid, "", "identical text about tides") for pid in ("c", "a", "d", "b")]
+    for name in ("bm25", "dense"):
+        (ranking,) = build_retriever(same, name).search([q("tides")], 4)
+        assert [h.passage_id for h in ranking.hits] == ["a", "b", "c", "d"], name

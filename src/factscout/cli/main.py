@@ -87,7 +87,9 @@ def index(
         str, typer.Option(help="dense encoder: 'minilm' (offline) or a sentence-transformers name/path")
     ] = "minilm",
     fusion: Annotated[str, typer.Option(help="hybrid fusion: linear | rrf")] = "linear",
-    alpha: Annotated[float, typer.Option(help="hybrid weight of BM25 in the linear fusion (0.6: tuned on SciFact train)")] = 0.6,
+    alpha: Annotated[
+        float, typer.Option(help="hybrid weight of BM25 in the linear fusion (0.6: tuned on SciFact train)")
+    ] = 0.6,
     window: Annotated[int, typer.Option(help="split documents into windows of this many sentences (0: whole)")] = 0,
     stride: Annotated[int, typer.Option(help="sentences between window starts (with --window)")] = 3,
 ) -> None:

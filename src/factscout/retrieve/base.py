@@ -63,6 +63,9 @@ class PassageStore:
         self.days = np.array(
             [p.published.toordinal() if p.published else _NO_DATE for p in self.passages], dtype=np.int32
         )
+        self.id_array = np.array(self.ids, dtype=object)
+        # position of each passage id in sorted id order: breaks score ties by passage_id in numpy
+        self.id_order = np.argsort(np.argsort(self.id_array, kind="stable"), kind="stable").astype(np.int64)
 
     def __len__(self) -> int:
         return len(self.passages)
@@ -90,6 +93,39 @@ class PassageStore:
             undated_dropped=0 if undated == "keep" else n_undated,
         )
         return mask, stats
+
+
+def rankings_from_arrays(
+    queries: Sequence[Query],
+    positions: np.ndarray,
+    scores: np.ndarray,
+    valid: np.ndarray,
+    store: PassageStore,
+    stats: DateFilterStats | None,
+) -> list[Ranking]:
+    """Turn an engine's batch output (queries x depth passage positions and scores) into rankings.
+
+    Entries where ``valid`` is false are dropped (no match, or padding). Rows are re-sorted by
+    ``(-score, passage_id)`` with one vectorised lexsort, so engines' own tie orders never leak.
+    """
+    scores = np.where(valid, scores, -np.inf)
+    positions = np.where(valid, positions, 0)
+    # engines return rows best-first; only rows with tied scores need re-sorting
+    with np.errstate(invalid="ignore"):  # -inf - -inf between two dropped entries is not a tie
+        tied = np.flatnonzero((np.diff(scores, axis=1) >= 0).any(axis=1)) if scores.shape[1] > 1 else []
+    if len(tied):
+        sub_pos, sub_scores = positions[tied], scores[tied]
+        order = np.lexsort((store.id_order[sub_pos], -sub_scores), axis=-1)
+        positions[tied] = np.take_along_axis(sub_pos, order, axis=-1)
+        scores[tied] = np.take_along_axis(sub_scores, order, axis=-1)
+    counts = valid.sum(axis=1)
+    ids = store.id_array[positions]
+    return [
+        Ranking.from_sorted(
+            q.query_id, ids[i, : counts[i]].tolist(), scores[i, : counts[i]].tolist(), (q.query_id,), stats
+        )
+        for i, q in enumerate(queries)
+    ]
 
 
 def by_date(queries: Sequence[Query]) -> dict[dt.date | None, list[int]]:

@@ -19,7 +19,7 @@ import numpy as np
 
 from factscout.errors import BadIndex, InputError
 from factscout.records import Query, Ranking
-from factscout.retrieve.base import PassageStore, check_k, check_undated
+from factscout.retrieve.base import PassageStore, check_k, check_undated, rankings_from_arrays
 
 BM25_METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 
@@ -99,15 +99,7 @@ class Bm25Retriever:
         docs, scores = self.engine.retrieve(
             self.tokenize([q.text for q in queries]), k=depth, show_progress=False, weight_mask=mask
         )
-        ids = self.store.ids
-        return [
-            Ranking.from_scores(
-                q.query_id,
-                ((ids[d], float(s)) for d, s in zip(docs[i], scores[i], strict=True) if s > 0),
-                date_filter=stats,
-            )
-            for i, q in enumerate(queries)
-        ]
+        return rankings_from_arrays(queries, docs, scores, scores > 0, self.store, stats)
 
     def save(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)

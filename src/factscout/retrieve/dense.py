@@ -20,7 +20,7 @@ import numpy as np
 
 from factscout.errors import BadIndex, InputError, MissingDependency
 from factscout.records import Query, Ranking
-from factscout.retrieve.base import PassageStore, check_k, check_undated
+from factscout.retrieve.base import PassageStore, check_k, check_undated, rankings_from_arrays
 from factscout.retrieve.encoder import DEFAULT_ENCODER, Encoder
 
 
@@ -111,13 +111,10 @@ class DenseRetriever:
         if depth == 0:
             return [Ranking(q.query_id, (), stats) for q in queries]
         scores, docs = self.index.search(q_vecs, depth, params=params)
-        ids = self.store.ids
-        out = []
+        out = rankings_from_arrays(queries, docs, scores, docs >= 0, self.store, stats)
         for i, q in enumerate(queries):
-            pairs = [(ids[d], float(s)) for d, s in zip(docs[i], scores[i], strict=True) if d >= 0]
-            if len(pairs) < depth:  # approximate search under a selective filter: score exactly
-                pairs = self._exact(q_vecs[i], depth, allowed)
-            out.append(Ranking.from_scores(q.query_id, pairs, date_filter=stats))
+            if len(out[i]) < depth:  # approximate search under a selective filter: score exactly
+                out[i] = Ranking.from_scores(q.query_id, self._exact(q_vecs[i], depth, allowed), date_filter=stats)
         return out
 
     def _exact(self, q_vec: np.ndarray, k: int, allowed: np.ndarray | None) -> list[tuple[str, float]]:
