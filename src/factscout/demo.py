@@ -46,13 +46,15 @@ def run_demo(
     index: str | os.PathLike[str] = Path(".factscout/scifact-index"),
     n_claims: int = 3,
     k: int = 5,
+    dataset: str = "scifact",
 ) -> DemoResult:
-    dataset = load_dataset("scifact", "train")
-    engine = _index(dataset, retriever, index)
-    queries = dataset.queries()
+    """Index ``dataset`` (SciFact, or its mini fixture), search every train claim, score the run."""
+    data = load_dataset(dataset, "train")
+    engine = _index(data, retriever, index)
+    queries = data.queries()
     rankings = engine.search(queries, 100)
-    with_evidence = [c for c in dataset.claims if c.meta.get("evidence")]
+    with_evidence = [c for c in data.claims if c.meta.get("evidence")]
     picks = {c.claim_id for c in with_evidence[:: max(1, len(with_evidence) // max(n_claims, 1))][:n_claims]}
-    examples = [(c, r.top(k)) for c, r in zip(dataset.claims, rankings, strict=True) if c.claim_id in picks]
-    scores = evaluate(dataset.qrels, rankings, ["nDCG@10", "R@100", "MRR@10"]).means()
+    examples = [(c, r.top(k)) for c, r in zip(data.claims, rankings, strict=True) if c.claim_id in picks]
+    scores = evaluate(data.qrels, rankings, ["nDCG@10", "R@100", "MRR@10"]).means()
     return DemoResult(engine, examples, scores, len(queries))

@@ -181,19 +181,17 @@ def search(
 
 
 def _print_ranking(retriever: Any, ranking: Any, query: str) -> None:
-    table = Table(title=f"{query}", show_lines=False)
-    for col in ("rank", "score", "passage", "published", "text"):
-        table.add_column(col, overflow="fold")
-    for h in ranking.hits:
-        p = retriever.store[h.passage_id]
-        snippet = (p.title + ": " if p.title else "") + p.text
-        table.add_row(
-            str(h.rank),
-            f"{h.score:.3f}",
-            p.passage_id,
-            p.published.isoformat() if p.published else "",
-            snippet[:160] + ("…" if len(snippet) > 160 else ""),
-        )
+    passages = [retriever.store[h.passage_id] for h in ranking.hits]
+    dated = any(p.published for p in passages)
+    table = Table(title=query, title_justify="left")
+    for col in ("rank", "score", "passage", *(["published"] if dated else []), "text"):
+        table.add_column(col, overflow="fold", no_wrap=col != "text")
+    for h, p in zip(ranking.hits, passages, strict=True):
+        snippet = (f"[bold]{p.title}[/] — " if p.title else "") + p.text.replace("[", "\\[")
+        cells = [str(h.rank), f"{h.score:.3f}", p.passage_id]
+        if dated:
+            cells.append(p.published.isoformat() if p.published else "undated")
+        table.add_row(*cells, snippet[:220] + ("…" if len(snippet) > 220 else ""))
     out.print(table)
     if ranking.date_filter:
         f = ranking.date_filter
@@ -273,6 +271,7 @@ def demo(
     ),
     claims: Annotated[int, typer.Option(help="how many example claims to show")] = 3,
     k: Annotated[int, typer.Option(help="hits shown per claim")] = 5,
+    dataset: Annotated[str, typer.Option(help="scifact or scifact_mini")] = "scifact",
 ) -> None:
     """Index SciFact and run the claim pipeline on example claims (offline)."""
     _quiet_libraries()
@@ -281,7 +280,7 @@ def demo(
     err.print(
         f"[bold]factscout demo[/]: SciFact, {retriever} retrieval (first run builds the index; later runs reuse it)"
     )
-    result = run_demo(retriever=retriever, index=index, n_claims=claims, k=k)
+    result = run_demo(retriever=retriever, index=index, n_claims=claims, k=k, dataset=dataset)
     for claim, ranking in result.examples:
         label = claim.meta.get("label", "")
         out.rule(f"claim {claim.claim_id} [{label}]")
@@ -289,10 +288,8 @@ def demo(
         gold = set(claim.meta.get("cited_doc_ids", []))
         found = [h.rank for h in ranking.hits if h.passage_id in {str(g) for g in gold}]
         out.print(f"cited abstracts found at rank(s): {found or 'none in the top ' + str(k)}")
-    out.rule("all SciFact train claims")
-    out.print(
-        " ".join(f"{name} {value:.4f}" for name, value in result.scores.items()) + f" over {result.n_queries} claims"
-    )
+    out.rule(f"all {result.n_queries} {dataset} train claims")
+    out.print("  ".join(f"{name} {value:.4f}" for name, value in result.scores.items()))
 
 
 def main() -> None:  # pragma: no cover

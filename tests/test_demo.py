@@ -1,0 +1,25 @@
+from typer.testing import CliRunner
+
+from factscout.cli.main import app
+from factscout.demo import run_demo
+
+
+def test_demo_on_the_mini_fixture_reuses_its_index(tmp_path):
+    first = run_demo(retriever="bm25", index=tmp_path / "idx", n_claims=2, k=3, dataset="scifact_mini")
+    assert first.n_queries == 30
+    assert len(first.examples) == 2 and all(len(r) == 3 for _, r in first.examples)
+    assert first.scores["nDCG@10"] > 0.8
+    gen = sorted((tmp_path / "idx").glob("gen-*"))
+    again = run_demo(retriever="bm25", index=tmp_path / "idx", n_claims=2, k=3, dataset="scifact_mini")
+    assert sorted((tmp_path / "idx").glob("gen-*")) == gen, "a matching index is reused, not rebuilt"
+    assert again.scores == first.scores
+
+
+def test_demo_command(tmp_path):
+    result = CliRunner().invoke(
+        app,
+        ["demo", "--dataset", "scifact_mini", "--retriever", "bm25", "--index", str(tmp_path / "i"), "--claims", "1"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "cited abstracts found at rank" in result.output
+    assert "nDCG@10" in result.output
