@@ -106,9 +106,9 @@ def index(
         passages = list(read_corpus(corpus))
         if window:
             passages = split_passages(passages, window, min(stride, window))
-    err.print(f"indexing {len(passages)} passages with {retriever} ...")
-    built = build_retriever(passages, retriever, settings, show_progress=err.is_terminal)
-    gen = save_index(built, index, source=str(corpus))
+    with err.status(f"indexing {len(passages)} passages with {retriever} (dense encoding shows its own bar)"):
+        built = build_retriever(passages, retriever, settings, show_progress=err.is_terminal)
+        gen = save_index(built, index, source=str(corpus))
     out.print(
         f"indexed {len(built.store)} passages ({built.store.n_dated} dated) with {retriever} into {index} ({gen.name})"
     )
