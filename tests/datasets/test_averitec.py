@@ -55,8 +55,12 @@ def test_beir_passages_never_contain_their_question(loaded):
     for passage in beir.corpus:
         q = (question[passage.passage_id] or "").strip()
         assert not q or q not in passage.contents
-        assert passage.doc_id == passage.passage_id and passage.published is None
+        assert passage.doc_id == passage.passage_id
+        assert passage.published is None or "/" in (passage.url or ""), "dates come only from source URLs"
     assert sum(1 for p in beir.corpus if p.url) > 9000
+    dated = [p for p in beir.corpus if p.published]
+    assert 1000 < len(dated) < 1500  # about 12% of source URLs carry a full date in their path
+    assert not any("web.archive.org/web/" in (p.url or "") and p.published.year > 2021 for p in dated)
 
 
 def test_mini_fixture_uses_the_full_set_ids(loaded):

@@ -36,3 +36,26 @@ def test_bad_dates_name_the_value(text):
 def test_parse_date_never_crashes(text):
     with contextlib.suppress(InputError):
         parse_date(text)
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://www.politifact.com/factchecks/2020/jul/17/donald-trump/x/", dt.date(2020, 7, 17)),
+        ("https://www.imf.org/en/News/Articles/2016/10/03/AM2016-NA100416-WEO", dt.date(2016, 10, 3)),
+        ("https://x.org/2019-05-04-story", dt.date(2019, 5, 4)),
+        # the archive timestamp is a capture date, not a publication date
+        (
+            "https://web.archive.org/web/20210113224448/https://www.usatoday.com/story/2020/06/10/b/1/",
+            dt.date(2020, 6, 10),
+        ),
+        ("https://web.archive.org/web/20210113224448/https://example.com/about", None),
+        ("https://x.org/2020/13/45/", None),
+        ("https://x.org/2020/", None),
+        (None, None),
+    ],
+)
+def test_date_from_url(url, expected):
+    from factscout.temporal.dates import date_from_url
+
+    assert date_from_url(url) == expected

@@ -129,8 +129,15 @@ def search(
     undated: Annotated[str, typer.Option(help="undated passages under a date filter: keep | drop")] = "keep",
     batch_size: Annotated[int, typer.Option(help="queries per search batch")] = 256,
     by_doc: Annotated[bool, typer.Option("--by-doc", help="rank documents by their best passage (MaxP)")] = False,
+    fusion: Annotated[
+        str | None,
+        typer.Option(
+            help="fuse each claim's sub-query rankings: top1 concat combsum combmax combsum-norm combmax-norm rrf learned"
+        ),
+    ] = None,
+    fusion_weights: Annotated[Path | None, typer.Option(help="weights JSON for --fusion learned")] = None,
 ) -> None:
-    """Search an index with one query or a queries file."""
+    """Search an index with one query or a queries file (several queries per claim: --fusion)."""
     _quiet_libraries()
     from factscout.formats.beir import read_queries
     from factscout.formats.trec import write_run
@@ -141,6 +148,11 @@ def search(
 
     check_k(k)
     check_undated(undated)
+    fuse = None
+    if fusion is not None:
+        from factscout.fuse import make_fusion
+
+        fuse = make_fusion(fusion, weights=fusion_weights) if fusion == "learned" else make_fusion(fusion)
     if (queries is None) == (query is None):
         raise typer.BadParameter("give exactly one of --queries FILE or --query TEXT")
     retriever = load_index(index, undated=undated)
@@ -163,9 +175,15 @@ def search(
             found = search_with_query_dates(retriever, batch, k * 4 if by_doc else k)
             rankings += [max_passage(r, retriever.store, k) for r in found] if by_doc else found
             bar.advance(task, len(batch))
+    if fuse is not None:
+        from factscout.fuse import fuse_by_claim
+
+        n_queries = len(rankings)
+        rankings = fuse_by_claim(rankings, {q.query_id: q.claim_id for q in items}, fuse, k)
+        err.print(f"fused {n_queries} query rankings into {len(rankings)} claim rankings with {fusion}")
     if run:
         write_run(run, rankings)
-        out.print(f"wrote {sum(len(r) for r in rankings)} hits for {len(rankings)} queries to {run}")
+        out.print(f"wrote {sum(len(r) for r in rankings)} hits for {len(rankings)} rankings to {run}")
     else:
         for r in rankings:
             for h in r.hits:
@@ -199,6 +217,62 @@ def _print_ranking(retriever: Any, ranking: Any, query: str) -> None:
             f"published before {f.published_before}: {f.allowed} passages allowed, {f.excluded_late} later excluded, "
             f"{f.undated_kept} undated kept, {f.undated_dropped} undated dropped"
         )
+
+
+@app.command()
+@friendly
+def plan(
+    claims: Annotated[Path, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?, metadata?)")],
+    out_path: Annotated[
+        Path, typer.Option("--out", help="queries JSONL to write (_id, claim_id, text, origin, date?)")
+    ],
+    planner: Annotated[
+        str, typer.Option(help="claim | oracle | decompose | qgen | claimdecomp | programfc")
+    ] = "decompose",
+    mmr: Annotated[bool, typer.Option("--mmr", help="filter sub-queries with the QuanTemp++ MMR rule")] = False,
+    justification: Annotated[
+        bool, typer.Option("--justification", help="with --mmr: also score against meta.justification")
+    ] = False,
+    alpha: Annotated[float, typer.Option(help="MMR: weight of the claim vs the justification")] = 0.8,
+    lam: Annotated[float, typer.Option("--lambda", help="MMR: weight of redundancy")] = 0.4,
+    gamma: Annotated[float, typer.Option(help="MMR: keep a sub-query when its score exceeds this")] = 0.4,
+) -> None:
+    """Plan the search queries for each claim."""
+    _quiet_libraries()
+    from factscout.formats.beir import read_claims, write_queries
+    from factscout.plan import make_planner, plan_all
+    from factscout.plan.mmr import MmrFilter
+
+    engine = make_planner(planner)
+    skipped: list[str] = []
+    items = list(read_claims(claims, skipped=skipped))
+    with err.status(f"planning {len(items)} claims with {planner}"):
+        queries, failures = plan_all(engine, items)
+        if mmr:
+            keep = MmrFilter(alpha, lam, gamma)
+            by_claim = {c.claim_id: c for c in items}
+            grouped: dict[str, list] = {}
+            for q in queries:
+                grouped.setdefault(q.claim_id, []).append(q)
+            queries = [
+                q
+                for cid, qs in grouped.items()
+                for q in keep.filter(
+                    by_claim[cid], qs, by_claim[cid].meta.get("justification") if justification else None
+                )
+            ]
+    write_queries(out_path, queries)
+    out.print(
+        f"wrote {len(queries)} queries for {len(items)} claims ({len(queries) / max(len(items), 1):.1f} per claim) to {out_path}"
+    )
+    for note in skipped[:5]:
+        err.print(f"skipped: {note}", highlight=False, soft_wrap=True)
+    for failure in failures[:5]:
+        err.print(
+            f"planner failed on {failure.claim_id} (searched as the claim alone): {failure.error}", soft_wrap=True
+        )
+    if len(skipped) + len(failures) > 10:
+        err.print(f"... {len(skipped)} claims skipped, {len(failures)} planner failures in all")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})

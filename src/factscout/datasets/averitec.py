@@ -16,8 +16,9 @@ Three loaders:
     passage (its text is the answer, plus the explanation of a Boolean answer), qrels link each
     claim to its own answers. The question an answer belongs to stays out of the passage (it is
     metadata in the file): putting it in would leak the gold decomposition into retrieval.
-    Passages carry the answer's ``source_url``; ``published`` is left empty because the only
-    date in the pool is the archive.org capture date, which is usually after the claim.
+    Passages carry the answer's ``source_url`` and, when that URL's path holds a full date
+    (``/2020/aug/26/``; about 12% of the pool), that date as ``published``. The archive.org
+    capture date is never used: it is when the page was saved, usually after the claim.
 
 Claim metadata: ``label``, ``questions`` (the gold question strings), ``speaker``,
 ``claim_types``, ``location_ISO_code``; the full loaders add ``qa`` (questions with answers and
@@ -47,7 +48,7 @@ from factscout.errors import InputError
 from factscout.formats.beir import read_qrels, write_qrels
 from factscout.formats.jsonl import read_jsonl, write_jsonl
 from factscout.records import Claim, Passage
-from factscout.temporal.dates import parse_date
+from factscout.temporal.dates import date_from_url, parse_date
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +136,8 @@ def _beir_corpus(path: Path) -> tuple[Passage, ...]:
             raise InputError(f"{path}:{lineno}: expected '_id' and 'text'")
         meta = row.get("metadata") or {}
         # title + text only: the question in the metadata must not reach the indexed text
-        passages.append(Passage(pid, pid, str(row.get("title") or ""), text, None, meta.get("source_url") or None))
+        url = meta.get("source_url") or None
+        passages.append(Passage(pid, pid, str(row.get("title") or ""), text, date_from_url(url), url))
     return tuple(passages)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from factscout.errors import InputError
 from factscout.formats.jsonl import open_text, read_jsonl, write_atomic, write_jsonl
-from factscout.records import Passage, Query
+from factscout.records import Claim, Passage, Query
 from factscout.temporal.dates import parse_date
 
 Qrels = dict[str, dict[str, int]]
@@ -74,6 +74,48 @@ def read_queries(path: str | os.PathLike[str]) -> Iterator[Query]:
             origin=str(row.get("origin") or "claim"),
             date=parse_date(row.get("date"), field=f"{path}:{lineno}: date"),
         )
+
+
+def read_claims(path: str | os.PathLike[str], *, skipped: list[str] | None = None) -> Iterator[Claim]:
+    """Read claims in BEIR query form: ``{"_id", "text", "date"?, "metadata"?: {...}, ...}``.
+
+    Everything besides ``_id``, ``text`` and ``date`` is kept in ``Claim.meta`` (the contents of
+    ``metadata`` merged in), so gold sub-questions, labels and justifications travel along.
+    A bad row raises InputError naming its line, unless a ``skipped`` list is given: then the
+    row is recorded there (``"file:line: reason"``) and reading goes on. Malformed JSON always
+    stops reading, since the rest of the file cannot be trusted.
+    """
+    seen: set[str] = set()
+    for lineno, row in read_jsonl(path):
+        try:
+            cid = _field(path, lineno, row, "_id")
+            if cid in seen:
+                raise InputError(f"{path}:{lineno}: duplicate claim id {cid!r}")
+            meta = {k: v for k, v in row.items() if k not in {"_id", "text", "date", "metadata"}}
+            if isinstance(row.get("metadata"), dict):
+                meta.update(row["metadata"])
+            day = row.get("date") if row.get("date") is not None else meta.get("claim_date")
+            claim = Claim(cid, _field(path, lineno, row, "text"), parse_date(day, field=f"{path}:{lineno}: date"), meta)
+        except InputError as exc:
+            if skipped is None:
+                raise
+            skipped.append(str(exc))
+            continue
+        seen.add(cid)
+        yield claim
+
+
+def write_claims(path: str | os.PathLike[str], claims: Iterable[Claim]) -> None:
+    def rows() -> Iterator[dict]:
+        for c in claims:
+            row: dict = {"_id": c.claim_id, "text": c.text}
+            if c.date:
+                row["date"] = c.date.isoformat()
+            if c.meta:
+                row["metadata"] = dict(c.meta)
+            yield row
+
+    write_jsonl(path, rows())
 
 
 def write_queries(path: str | os.PathLike[str], queries: Iterable[Query]) -> None:

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from factscout.errors import UnknownName
 from factscout.fuse.normalize import NORMALIZERS
 from factscout.records import Hit, Ranking
+
+
+def _natural(query_id: str) -> list[object]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", query_id)]
+
+
+def plan_order(rankings: Sequence[Ranking]) -> list[Ranking]:
+    """Rankings in plan order: query ids compared naturally (``c1`` < ``c1#2`` < ``c1#10``)."""
+    return sorted(rankings, key=lambda r: _natural(r.query_id))
 
 
 def normalized(rankings: Sequence[Ranking], normalize: str | None) -> list[Ranking]:
@@ -30,7 +40,7 @@ def accumulate(
     The result does not depend on the order of ``rankings`` (sums are taken in a fixed order
     of the rankings' query ids, and provenance is sorted).
     """
-    ordered = sorted(rankings, key=lambda r: r.query_id)
+    ordered = plan_order(rankings)
     scores: dict[str, float] = {}
     finders: dict[str, set[str]] = {}
     for ranking in ordered:

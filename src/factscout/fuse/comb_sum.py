@@ -25,5 +25,5 @@ def comb_sum(
         raise InputError(f"{len(weights)} weights given for {len(rankings)} rankings")
     w = list(weights) if weights is not None else [1.0] * len(rankings)
     runs = normalized(rankings, normalize)
-    index = {id(r): i for i, r in enumerate(runs)}
-    return accumulate(runs, lambda r, hit: w[index[id(r)]] * hit.score, query_id=query_id)
+    weight_of = {id(r): w[i] for i, r in enumerate(runs)}
+    return accumulate(runs, lambda r, hit: weight_of[id(r)] * hit.score, query_id=query_id)

@@ -6,6 +6,9 @@ trained on gold sub-questions), ``claimdecomp`` and ``programfc`` (LLM prompting
 OpenAI-compatible endpoint). ``mmr`` filters a plan's queries as in QuanTemp++.
 """
 
-from factscout.plan.base import PLANNERS, Planner, PlanFailure, finalize, make_planner, plan_all
+from factscout.plan.base import PLANNERS, PlanFailure, Planner, finalize, make_planner, plan_all
 
 __all__ = ["PLANNERS", "PlanFailure", "Planner", "finalize", "make_planner", "plan_all"]
+
+# importing the planner modules registers them (heavy dependencies load only when planning)
+from factscout.plan import claim_only, oracle  # noqa: F401

@@ -42,3 +42,33 @@ def parse_date(value: object, *, field: str = "date") -> dt.date | None:
         except ValueError:
             continue
     raise InputError(f"{field}: cannot read {text!r} as a date (use ISO YYYY-MM-DD)")
+
+
+_MONTHS = {
+    m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)
+}
+_URL_DATE = re.compile(
+    r"/((?:19|20)\d{2})[/-](0?[1-9]|1[0-2]|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*[/-](0?[1-9]|[12]\d|3[01])(?=[/_.-]|$)",
+    re.IGNORECASE,
+)
+_ARCHIVE_PREFIX = re.compile(r"^https?://web\.archive\.org/web/\d+[a-z_]*/", re.IGNORECASE)
+
+
+def date_from_url(url: str | None) -> dt.date | None:
+    """The publication day written in a URL path (``/2020/08/26/``, ``/2020/aug/26/``,
+    ``/2016-10-03-``), or None.
+
+    Web-archive prefixes are removed first: their timestamp is when the page was captured, not
+    when it was published. Only full year-month-day paths count; a bare year is too vague to
+    filter on.
+    """
+    if not url:
+        return None
+    m = _URL_DATE.search(_ARCHIVE_PREFIX.sub("/", url))
+    if not m:
+        return None
+    month = int(m[2]) if m[2].isdigit() else _MONTHS[m[2][:3].lower()]
+    try:
+        return dt.date(int(m[1]), month, int(m[3]))
+    except ValueError:
+        return None
