@@ -162,3 +162,53 @@ def test_windows_and_doc_level_run(mini, tmp_path):
     for row in rows:
         per_query.setdefault(row[0], []).append(row[2])
     assert all(len(v) == len(set(v)) <= 10 for v in per_query.values())
+
+
+def test_plan_then_fused_search(tmp_path):
+    from factscout.formats.beir import write_claims
+
+    ds = load_dataset("averitec_mini")
+    write_claims(tmp_path / "claims.jsonl", ds.claims)
+    with open(tmp_path / "claims.jsonl", "a") as f:
+        f.write('{"_id": "broken", "text": ""}\n')
+    r = invoke("plan", "--claims", tmp_path / "claims.jsonl", "--planner", "oracle", "--out", tmp_path / "q.jsonl")
+    assert r.exit_code == 0, r.output
+    assert "skipped" in r.output and "broken" not in (tmp_path / "q.jsonl").read_text()
+    rows = [json.loads(line) for line in (tmp_path / "q.jsonl").read_text().splitlines()]
+    assert {"_id", "claim_id", "text", "origin", "date"} <= set(rows[0])
+    assert len(rows) > len(ds.claims)
+    # the claims' own gold answers plus every 20th other answer as distractors
+    beir = load_dataset("averitec_beir", "train")
+    keep = {c.claim_id for c in ds.claims}
+    pool = [p for i, p in enumerate(beir.corpus) if p.passage_id.rsplit("-q", 1)[0] in keep or i % 20 == 0]
+    write_corpus(tmp_path / "corpus.jsonl", pool)
+    invoke("index", "--corpus", tmp_path / "corpus.jsonl", "--index", tmp_path / "idx")
+    r = invoke(
+        "search",
+        "--index",
+        tmp_path / "idx",
+        "--queries",
+        tmp_path / "q.jsonl",
+        "--k",
+        "20",
+        "--fusion",
+        "combmax-norm",
+        "--run",
+        tmp_path / "run.trec",
+        "--date-filter",
+    )
+    assert r.exit_code == 0, r.output
+    run_ids = {line.split()[0] for line in (tmp_path / "run.trec").read_text().splitlines()}
+    assert run_ids == {row["claim_id"] for row in rows}
+    r = invoke(
+        "search",
+        "--index",
+        tmp_path / "idx",
+        "--queries",
+        tmp_path / "q.jsonl",
+        "--fusion",
+        "combmx",
+        "--run",
+        tmp_path / "x",
+    )
+    assert r.exit_code == 2 and "no fusion 'combmx'; known:" in r.output
