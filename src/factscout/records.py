@@ -121,6 +121,10 @@ class Ranking:
     __slots__ = ("_finders", "_hits", "_ids", "_scores", "date_filter", "query_id")
     query_id: str
     date_filter: DateFilterStats | None
+    _ids: Sequence[str]
+    _scores: Sequence[float]
+    _finders: tuple[str, ...] | Sequence[tuple[str, ...]]
+    _hits: tuple[Hit, ...] | None
 
     def __init__(self, query_id: str, hits: Iterable[Hit] = (), date_filter: DateFilterStats | None = None) -> None:
         ordered = sorted(hits, key=lambda h: (-h.score, h.passage_id))
@@ -193,18 +197,15 @@ class Ranking:
     def hits(self) -> tuple[Hit, ...]:
         if self._hits is None:
             finders = self._finders
-            if (finders and isinstance(finders[0], str)) or not finders:
-                hits = tuple(
-                    Hit(pid, float(s), i, finders)
-                    for i, (pid, s) in enumerate(zip(self._ids, self._scores, strict=True), 1)
-                )  # type: ignore[arg-type]
-            else:
-                hits = tuple(
-                    Hit(pid, float(s), i, f)  # type: ignore[arg-type]
-                    for i, (pid, s, f) in enumerate(zip(self._ids, self._scores, finders, strict=True), 1)
-                )
+            shared = not finders or isinstance(finders[0], str)
+            per_hit = [finders] * len(self._ids) if shared else finders
+            hits = tuple(
+                Hit(pid, float(s), i, f)  # type: ignore[arg-type]
+                for i, (pid, s, f) in enumerate(zip(self._ids, self._scores, per_hit, strict=True), 1)
+            )
             object.__setattr__(self, "_hits", hits)
-        return self._hits  # type: ignore[return-value]
+            return hits
+        return self._hits
 
     @property
     def passage_ids(self) -> Sequence[str]:

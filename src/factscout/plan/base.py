@@ -65,7 +65,7 @@ def finalize(
         kept = [(normalize_query(claim.text) or claim.text, "claim")]
     if max_queries is not None:
         kept = kept[: max(1, max_queries)]
-    queries = []
+    queries: list[Query] = []
     n = 0
     for text, source in kept:
         if source == "claim" and not any(q.query_id == claim.claim_id for q in queries):

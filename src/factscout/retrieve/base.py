@@ -112,7 +112,9 @@ def rankings_from_arrays(
     positions = np.where(valid, positions, 0)
     # engines return rows best-first; only rows with tied scores need re-sorting
     with np.errstate(invalid="ignore"):  # -inf - -inf between two dropped entries is not a tie
-        tied = np.flatnonzero((np.diff(scores, axis=1) >= 0).any(axis=1)) if scores.shape[1] > 1 else []
+        tied: np.ndarray | list[int] = (
+            np.flatnonzero((np.diff(scores, axis=1) >= 0).any(axis=1)) if scores.shape[1] > 1 else []
+        )
     if len(tied):
         sub_pos, sub_scores = positions[tied], scores[tied]
         order = np.lexsort((store.id_order[sub_pos], -sub_scores), axis=-1)
