@@ -13,15 +13,10 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def quiet() -> None:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    try:
-        from transformers.utils import logging as hf_logging
+    """Benchmarks own the terminal like the CLI does: the same third-party silencing."""
+    from factscout.cli.main import quiet_libraries
 
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-    except ImportError:
-        pass
+    quiet_libraries()
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

@@ -28,7 +28,7 @@ err = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _quiet_libraries() -> None:
+def quiet_libraries() -> None:
     """The CLI owns the terminal: silence third-party progress bars and hub look-ups."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -94,7 +94,7 @@ def index(
     stride: Annotated[int, typer.Option(help="sentences between window starts (with --window)")] = 3,
 ) -> None:
     """Index a corpus for search."""
-    _quiet_libraries()
+    quiet_libraries()
     from factscout.datasets.passages import split_passages
     from factscout.formats.beir import read_corpus
     from factscout.retrieve import RETRIEVERS, build_retriever, save_index
@@ -138,7 +138,7 @@ def search(
     fusion_weights: Annotated[Path | None, typer.Option(help="weights JSON for --fusion learned")] = None,
 ) -> None:
     """Search an index with one query or a queries file (several queries per claim: --fusion)."""
-    _quiet_libraries()
+    quiet_libraries()
     from factscout.formats.beir import read_queries
     from factscout.formats.trec import write_run
     from factscout.records import Query
@@ -238,7 +238,7 @@ def plan(
     gamma: Annotated[float, typer.Option(help="MMR: keep a sub-query when its score exceeds this")] = 0.4,
 ) -> None:
     """Plan the search queries for each claim."""
-    _quiet_libraries()
+    quiet_libraries()
     from factscout.formats.beir import read_claims, write_queries
     from factscout.plan import make_planner, plan_all
     from factscout.plan.mmr import MmrFilter
@@ -348,7 +348,7 @@ def demo(
     dataset: Annotated[str, typer.Option(help="scifact or scifact_mini")] = "scifact",
 ) -> None:
     """Index SciFact and run the claim pipeline on example claims (offline)."""
-    _quiet_libraries()
+    quiet_libraries()
     from factscout.demo import run_demo
 
     err.print(
