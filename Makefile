@@ -30,6 +30,7 @@ test: lint
 bench: $(STAMP)
 	$(PY) benchmarks/retrieval_quality.py
 	$(PY) benchmarks/retrieval_speed.py
+	$(PY) benchmarks/query_planning.py --retriever bm25
 	$(PY) benchmarks/update_readme.py
 
 clean:
