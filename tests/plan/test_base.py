@@ -38,6 +38,37 @@ def test_oracle_without_questions_is_a_clear_error_and_a_batch_survives_it():
     assert [f.claim_id for f in failures] == ["c2"]
 
 
+class BatchPlanner:
+    """Plans in batches; one claim in a batch fails, so the whole batch call fails."""
+
+    name = "batch"
+
+    def __init__(self):
+        self.batches = []
+
+    def plan(self, claim):
+        if claim.claim_id == "bad":
+            raise InputError("cannot plan this one")
+        return finalize(claim, [claim.text.upper()], self.name)
+
+    def plan_many(self, claims):
+        self.batches.append([c.claim_id for c in claims])
+        return [self.plan(c) for c in claims]
+
+
+def test_plan_all_uses_batches_and_falls_back_claim_by_claim(monkeypatch):
+    from factscout.plan import base
+
+    monkeypatch.setattr(base, "PLAN_BATCH", 2)
+    claims = [Claim("a", "one two"), Claim("b", "three four"), Claim("bad", "five six"), Claim("d", "seven eight")]
+    planner = BatchPlanner()
+    queries, failures = plan_all(planner, claims)
+    assert planner.batches == [["a", "b"], ["bad", "d"]]
+    assert [f.claim_id for f in failures] == ["bad"]
+    # the failed batch is redone claim by claim: no query is lost or doubled, claim order is kept
+    assert [q.query_id for q in queries] == ["a#1", "b#1", "bad", "d#1"]
+
+
 def test_unknown_planner_lists_names():
     with pytest.raises(UnknownName, match=r"no planner 'llm'; known: .*claim.*oracle"):
         make_planner("llm")

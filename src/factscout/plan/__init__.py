@@ -11,4 +11,4 @@ from factscout.plan.base import PLANNERS, PlanFailure, Planner, finalize, make_p
 __all__ = ["PLANNERS", "PlanFailure", "Planner", "finalize", "make_planner", "plan_all"]
 
 # importing the planner modules registers them (heavy dependencies load only when planning)
-from factscout.plan import claim_only, claimdecomp, decompose, oracle, programfc  # noqa: F401
+from factscout.plan import claim_only, claimdecomp, decompose, oracle, programfc, qgen  # noqa: F401
