@@ -1,0 +1,34 @@
+"""Sentence selection: keep the sentences of a retrieved passage that may be evidence for a claim.
+
+``ThresholdSelector(threshold).select(claim_text, passage_id, sentences) -> [Sentence]`` is the
+Quin+ embedding-threshold selector (Samarinas et al. 2021) over SBERT embeddings (Reimers &
+Gurevych 2019); ``tune_threshold`` fits the threshold to rationale annotations.
+"""
+
+from factscout.select.threshold import (
+    DEFAULT_THRESHOLD,
+    PRF,
+    ScoredAbstract,
+    ThresholdCv,
+    ThresholdFit,
+    ThresholdSelector,
+    best_threshold,
+    cross_validate_threshold,
+    score_abstracts,
+    sentence_prf,
+    tune_threshold,
+)
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "PRF",
+    "ScoredAbstract",
+    "ThresholdCv",
+    "ThresholdFit",
+    "ThresholdSelector",
+    "best_threshold",
+    "cross_validate_threshold",
+    "score_abstracts",
+    "sentence_prf",
+    "tune_threshold",
+]

@@ -1,0 +1,60 @@
+"""Stance of evidence sentences towards a claim, and the claim's verdict (Quin+).
+
+``StanceModel.load().predict(claim, sentences) -> [Stance]`` classifies each selected
+:class:`Sentence` as supports / refutes / not enough info with factscout's own SBERT-style head
+(Reimers & Gurevych 2019) over frozen MiniLM embeddings; ``CountRule()(stances) -> Verdict``
+applies the Quin+ count rule (Samarinas et al. 2021). Training: ``python -m
+factscout.verify.train_stance --out DIR``.
+"""
+
+from factscout.verify.stance import (
+    NOT_ENOUGH_INFO,
+    REFUTES,
+    STANCE_LABELS,
+    SUPPORTS,
+    BadModel,
+    ModelNotFound,
+    Sentence,
+    Stance,
+    StanceModel,
+    nli_features,
+)
+from factscout.verify.verdict import (
+    DEFAULT_MIN_CONFIDENCE,
+    DEFAULT_MIN_EVIDENCE,
+    NOT_ENOUGH_EVIDENCE,
+    REFUTED,
+    SUPPORTED,
+    VERDICT_LABELS,
+    CountRule,
+    RuleFit,
+    Verdict,
+    count_rule,
+    majority_baseline,
+    tune_rule,
+)
+
+__all__ = [
+    "DEFAULT_MIN_CONFIDENCE",
+    "DEFAULT_MIN_EVIDENCE",
+    "NOT_ENOUGH_EVIDENCE",
+    "NOT_ENOUGH_INFO",
+    "REFUTED",
+    "REFUTES",
+    "STANCE_LABELS",
+    "SUPPORTED",
+    "SUPPORTS",
+    "VERDICT_LABELS",
+    "BadModel",
+    "CountRule",
+    "ModelNotFound",
+    "RuleFit",
+    "Sentence",
+    "Stance",
+    "StanceModel",
+    "Verdict",
+    "count_rule",
+    "majority_baseline",
+    "nli_features",
+    "tune_rule",
+]

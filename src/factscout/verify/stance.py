@@ -1,0 +1,284 @@
+"""Stance of an evidence sentence towards a claim: supports, refutes or not enough info.
+
+The model is the SBERT classification objective (Reimers & Gurevych 2019, "Sentence-BERT",
+EMNLP, section 3): a frozen sentence encoder embeds the claim ``u`` and the evidence sentence
+``v`` separately, and a small head classifies the feature vector ``[u, v, |u-v|, u*v, cos(u,v)]``
+into three classes. This is the stance step of Quin+ (Samarinas, Hsu & Lee 2021, "Improving
+Evidence Retrieval for Automated Explainable Fact-Checking", NAACL demos), which runs an NLI
+model over each selected sentence and then counts stances (see :mod:`factscout.verify.verdict`).
+
+No NLI model loads offline here, so factscout trains its own head on CPU over the
+all-MiniLM-L6-v2 embeddings (``python -m factscout.verify.train_stance --out DIR``) and ships
+only the head (``models/stance_minilm.npz``, fp16; ``models/MODEL_CARD.md`` has the data,
+licences and held-out figures). Inference is plain numpy; only the encoder needs torch.
+
+Records defined here flow to the verdict step: :class:`Sentence` (a selected evidence sentence)
+and :class:`Stance` (its predicted stance).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from factscout.errors import DataNotFound, FactscoutError, InputError
+
+if TYPE_CHECKING:
+    from factscout.records import Claim
+
+SUPPORTS, REFUTES, NOT_ENOUGH_INFO = "supports", "refutes", "not enough info"
+STANCE_LABELS: tuple[str, str, str] = (SUPPORTS, REFUTES, NOT_ENOUGH_INFO)
+"""The stance classes, in the order of :attr:`Stance.probabilities`."""
+
+MODEL_DIR = Path(__file__).parent / "models"
+MODEL_FILE = MODEL_DIR / "stance_minilm.npz"
+FEATURES = "u,v,|u-v|,u*v,cos"
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+class ModelNotFound(DataNotFound):
+    """A shipped or given model file is missing; the message says where factscout looked."""
+
+
+class BadModel(FactscoutError):
+    """A model file exists but is not a factscout stance head (or does not fit the encoder)."""
+
+
+# --- records -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence selected from a passage as candidate evidence for a claim.
+
+    ``index`` is the sentence's 0-based position in its passage; ``score`` is the selector's
+    score (cosine similarity to the claim for :class:`~factscout.select.threshold.ThresholdSelector`).
+    """
+
+    passage_id: str
+    index: int
+    text: str
+    score: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.passage_id, str):
+            raise InputError(f"sentence passage_id must be a string, got {self.passage_id!r}")
+        if not isinstance(self.index, int) or self.index < 0:
+            raise InputError(f"sentence index must be a non-negative int, got {self.index!r}")
+        if not isinstance(self.text, str):
+            raise InputError(f"sentence text must be a string, got {self.text!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Stance:
+    """The stance of one evidence sentence towards a claim, with the three class probabilities
+    in :data:`STANCE_LABELS` order (supports, refutes, not enough info)."""
+
+    passage_id: str
+    sentence_index: int
+    label: str
+    probabilities: tuple[float, float, float]
+
+    def __post_init__(self) -> None:
+        if self.label not in STANCE_LABELS:
+            raise InputError(f"stance label {self.label!r} is not one of {', '.join(STANCE_LABELS)}")
+        if len(self.probabilities) != 3:
+            raise InputError(f"a stance needs 3 probabilities, got {self.probabilities!r}")
+
+    @property
+    def confidence(self) -> float:
+        """The probability of the predicted label."""
+        return float(self.probabilities[STANCE_LABELS.index(self.label)])
+
+
+# --- features and head ---------------------------------------------------------------------
+
+
+def nli_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """SBERT-NLI pair features ``[u, v, |u-v|, u*v, cos(u, v)]`` for paired rows of ``u`` and ``v``.
+
+    Reimers & Gurevych (2019) classify ``(u, v, |u-v|)``; the element-wise product and the
+    cosine are the usual InferSent-style additions. Rows must be L2-normalised embeddings, so
+    the cosine is the row-wise dot product. Returns float32 ``(n, 4d + 1)``.
+    """
+    u = np.asarray(u, dtype=np.float32)
+    v = np.asarray(v, dtype=np.float32)
+    if u.ndim != 2 or u.shape != v.shape:
+        raise InputError(f"claim and sentence embeddings must be paired 2-d arrays, got {u.shape} and {v.shape}")
+    cos = np.sum(u * v, axis=1, keepdims=True)
+    return np.concatenate([u, v, np.abs(u - v), u * v, cos], axis=1)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    out: np.ndarray = e / e.sum(axis=1, keepdims=True)
+    return out
+
+
+def _default_encoder() -> Any:
+    from factscout.retrieve.encoder import Encoder
+
+    return Encoder()
+
+
+def _embed_fn(encoder: Any) -> Embed:
+    encode = getattr(encoder, "encode", None)
+    if callable(encode):
+        return encode  # type: ignore[no-any-return]
+    if callable(encoder):
+        return encoder  # type: ignore[no-any-return]
+    raise InputError(f"encoder must have an encode(texts) method or be callable, got {encoder!r}")
+
+
+def sha256_of(path: str | Path) -> str:
+    """Hex sha256 of a file (the model card pins the shipped weights with it)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class StanceModel:
+    """Three-way stance classifier: an MLP head over frozen sentence embeddings (SBERT-NLI features).
+
+    ``layers`` are ``(weight (in, out), bias (out,))`` pairs; hidden layers use ReLU and the last
+    one gives the logits of :data:`STANCE_LABELS`. ``encoder`` is anything with
+    ``encode(texts) -> L2-normalised (n, d) array`` (default: factscout's offline MiniLM, loaded
+    on first use) or such a function.
+    """
+
+    def __init__(
+        self,
+        layers: Sequence[tuple[np.ndarray, np.ndarray]],
+        *,
+        encoder: Any = None,
+        encoder_name: str = "minilm",
+        info: dict[str, str] | None = None,
+    ) -> None:
+        if not layers:
+            raise BadModel("a stance head needs at least one layer")
+        self.layers = [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in layers]
+        for i, (w, b) in enumerate(self.layers):
+            if w.ndim != 2 or b.shape != (w.shape[1],):
+                raise BadModel(f"layer {i}: weight {w.shape} and bias {b.shape} do not fit")
+            if i and w.shape[0] != self.layers[i - 1][0].shape[1]:
+                raise BadModel(
+                    f"layer {i} takes {w.shape[0]} inputs, layer {i - 1} gives {self.layers[i - 1][0].shape[1]}"
+                )
+        if self.layers[-1][0].shape[1] != len(STANCE_LABELS):
+            raise BadModel(f"the last layer must give {len(STANCE_LABELS)} logits, gives {self.layers[-1][0].shape[1]}")
+        if (self.layers[0][0].shape[0] - 1) % 4:
+            raise BadModel(f"the first layer takes {self.layers[0][0].shape[0]} inputs, not 4 * dimension + 1")
+        self.encoder_name = encoder_name
+        self.info = dict(info or {})
+        self._encoder = encoder
+
+    @property
+    def dimension(self) -> int:
+        """The sentence-embedding dimension the head was trained on."""
+        return (self.layers[0][0].shape[0] - 1) // 4
+
+    @property
+    def encoder(self) -> Any:
+        if self._encoder is None:
+            if self.encoder_name != "minilm":
+                from factscout.retrieve.encoder import Encoder
+
+                self._encoder = Encoder(self.encoder_name)
+            else:
+                self._encoder = _default_encoder()
+        return self._encoder
+
+    # -- persistence --
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, *, encoder: Any = None) -> StanceModel:
+        """Load a head saved by :meth:`save`; by default the one shipped with factscout (offline)."""
+        file = Path(path) if path is not None else MODEL_FILE
+        if not file.is_file():
+            hint = " (reinstall factscout, or train one: python -m factscout.verify.train_stance --out DIR)"
+            raise ModelNotFound(f"no stance model at {file}{hint if path is None else ''}")
+        try:
+            with np.load(file, allow_pickle=False) as data:
+                n = int(data["n_layers"])
+                layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+                labels = tuple(str(x) for x in data["labels"])
+                features = str(data["features"])
+                encoder_name = str(data["encoder"])
+                info = {str(k): str(v) for k, v in zip(data["info_keys"], data["info_values"], strict=True)}
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            raise BadModel(f"{file} is not a factscout stance head: {exc}") from None
+        if labels != STANCE_LABELS or features != FEATURES:
+            raise BadModel(
+                f"{file}: labels {labels} / features {features!r} differ from {STANCE_LABELS} / {FEATURES!r}"
+            )
+        return cls(layers, encoder=encoder, encoder_name=encoder_name, info=info)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the head as a compressed fp16 ``.npz`` (weights only, no pickles)."""
+        file = Path(path)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        arrays: dict[str, np.ndarray] = {
+            "n_layers": np.array(len(self.layers)),
+            "labels": np.array(STANCE_LABELS),
+            "features": np.array(FEATURES),
+            "encoder": np.array(self.encoder_name),
+            "info_keys": np.array(sorted(self.info), dtype=str),
+            "info_values": np.array([self.info[k] for k in sorted(self.info)], dtype=str),
+        }
+        for i, (w, b) in enumerate(self.layers):
+            arrays[f"w{i}"] = w.astype(np.float16)
+            arrays[f"b{i}"] = b.astype(np.float16)
+        with open(file, "wb") as f:
+            np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+        return file
+
+    # -- inference --
+
+    def logits(self, features: np.ndarray) -> np.ndarray:
+        h = np.asarray(features, dtype=np.float32)
+        if h.ndim != 2 or h.shape[1] != self.layers[0][0].shape[0]:
+            raise BadModel(f"the head takes {self.layers[0][0].shape[0]} features per pair, got shape {h.shape}")
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w + b
+            if i < len(self.layers) - 1:
+                h = np.maximum(h, 0.0)
+        return h
+
+    def predict_proba(self, claim_vectors: np.ndarray, sentence_vectors: np.ndarray) -> np.ndarray:
+        """Class probabilities ``(n, 3)`` for paired rows of claim and sentence embeddings."""
+        u = np.asarray(claim_vectors, dtype=np.float32)
+        v = np.asarray(sentence_vectors, dtype=np.float32)
+        if u.ndim == 2 and u.shape[1] != self.dimension:
+            raise BadModel(f"the head was trained on {self.dimension}-d embeddings, got {u.shape[1]}-d")
+        return _softmax(self.logits(nli_features(u, v)))
+
+    def predict(self, claim: str | Claim, sentences: Sequence[Sentence | str]) -> list[Stance]:
+        """The stance of each sentence towards ``claim``, in input order (one encoder batch).
+
+        ``claim`` is its text or a :class:`~factscout.records.Claim`. Plain strings are taken as sentences of an anonymous passage (``passage_id=""``) at
+        their position in ``sentences``.
+        """
+        claim_text = getattr(claim, "text", claim)
+        if not isinstance(claim_text, str) or not claim_text.strip():
+            raise InputError(f"stance needs a non-empty claim text, got {claim!r}")
+        items = [s if isinstance(s, Sentence) else Sentence("", i, s) for i, s in enumerate(sentences)]
+        if not items:
+            return []
+        vectors = np.asarray(_embed_fn(self.encoder)([claim_text, *[s.text for s in items]]), dtype=np.float32)
+        u = np.repeat(vectors[:1], len(items), axis=0)
+        probs = self.predict_proba(u, vectors[1:])
+        return [to_stance(s.passage_id, s.index, p) for s, p in zip(items, probs, strict=True)]
+
+
+def to_stance(passage_id: str, sentence_index: int, probabilities: Sequence[float]) -> Stance:
+    """A :class:`Stance` whose label is the most probable class (ties: supports, refutes, NEI order)."""
+    p = tuple(float(x) for x in probabilities)
+    if len(p) != 3:
+        raise InputError(f"a stance needs 3 probabilities, got {p!r}")
+    return Stance(passage_id, sentence_index, STANCE_LABELS[int(np.argmax(p))], (p[0], p[1], p[2]))
