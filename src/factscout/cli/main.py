@@ -338,6 +338,92 @@ def _print_evaluation(
 
 @app.command()
 @friendly
+def check(
+    claim: Annotated[str | None, typer.Argument(help="the claim to check (or give --claims FILE)")] = None,
+    index: Annotated[Path, typer.Option("--index", help="index directory built with `factscout index`")] = Path(
+        ".factscout/scifact-index"
+    ),
+    date: Annotated[str | None, typer.Option(help="the claim's date (YYYY-MM-DD): evidence must predate it")] = None,
+    claims: Annotated[Path | None, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?)")] = None,
+    out_path: Annotated[Path | None, typer.Option("--out", help="reports JSONL to write (with --claims)")] = None,
+    planner: Annotated[
+        str, typer.Option(help="claim | decompose | qgen | oracle | claimdecomp | programfc")
+    ] = "decompose",
+    fusion: Annotated[str, typer.Option(help="how sub-query rankings are fused")] = "combsum-norm",
+    passages: Annotated[int, typer.Option(help="top passages read for evidence sentences")] = 10,
+    depth: Annotated[int, typer.Option(help="passages retrieved per query")] = 100,
+    no_date_filter: Annotated[
+        bool, typer.Option("--no-date-filter", help="also use evidence published after the claim date")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON (one claim)")] = False,
+) -> None:
+    """Check a claim: plan, retrieve, fuse, select evidence sentences, classify stance, give a verdict."""
+    quiet_libraries()
+    from factscout.check import Checker, CheckSettings, CheckStats
+    from factscout.formats.beir import read_claims
+    from factscout.formats.jsonl import write_jsonl
+    from factscout.records import Claim
+
+    if (claim is None) == (claims is None):
+        raise typer.BadParameter("give exactly one of a CLAIM argument or --claims FILE")
+    if claims is not None and out_path is None:
+        raise typer.BadParameter("--claims needs --out FILE for the reports")
+    settings = CheckSettings(
+        planner=planner, fusion=fusion, passages=passages, depth=depth, date_filter=not no_date_filter
+    )
+    checker = Checker.from_index(index, settings)
+    if claim is not None:
+        if not claim.strip():
+            raise typer.BadParameter("the claim is empty")
+        with err.status("checking the claim"):
+            report = checker.check(Claim("claim", claim.strip(), _parse_day(date, "--date")))
+        if as_json:
+            out.print_json(json.dumps(report.to_dict()))
+        else:
+            _print_report(report)
+        return
+    assert claims is not None and out_path is not None  # for mypy: checked above
+    skipped: list[str] = []
+    items = list(read_claims(claims, skipped=skipped))
+    for line in skipped:
+        err.print(f"skipped: {line}", highlight=False, soft_wrap=True)
+    stats = CheckStats()
+    with progress() as bar:
+        task = bar.add_task("checking claims", total=len(items))
+
+        def rows() -> Any:
+            for report in checker.iter_check(items, batch_size=32):
+                stats.add(report)
+                bar.advance(task)
+                yield report.to_dict()
+
+        write_jsonl(out_path, rows())
+    verdicts = ", ".join(f"{n} {label}" for label, n in sorted(stats.verdicts.items()))
+    err.print(f"wrote {stats.claims} reports to {out_path} ({verdicts})")
+
+
+def _print_report(report: Any) -> None:
+    v = report.verdict
+    colour = {"supported": "green", "refuted": "red"}.get(v.label, "yellow")
+    out.rule(f"[bold]{report.claim.text}[/]")
+    out.print(f"verdict: [bold {colour}]{v.label}[/]  ({v.supporting} supporting, {v.refuting} refuting, "
+              f"{v.neutral} neutral sentences; {v.method})", highlight=False)  # fmt: skip
+    out.print("queries: " + " | ".join(q.text for q in report.queries), highlight=False, soft_wrap=True)
+    for stance, group in report.grouped().items():
+        if not group:
+            continue
+        out.print(f"\n[bold]{stance}[/] ({len(group)})")
+        for e in group:
+            date = e.published.isoformat() if e.published else "undated"
+            late = " [red](after the claim)[/]" if e.after_claim else ""
+            out.print(f"  #{e.rank} {e.title or e.doc_id} [dim]{date}{late} found by {', '.join(e.found_by)}[/]",
+                      highlight=False, soft_wrap=True)  # fmt: skip
+            for sent in e.sentences:
+                out.print(f"    > {sent.text} [dim]({sent.stance})[/]", highlight=False, soft_wrap=True)
+
+
+@app.command()
+@friendly
 def demo(
     retriever: Annotated[str, typer.Option(help="bm25 | dense | hybrid")] = "hybrid",
     index: Annotated[Path, typer.Option("--index", help="where to keep the demo index")] = Path(

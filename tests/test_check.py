@@ -1,0 +1,163 @@
+"""The check pipeline end to end on the scifact_mini fixture, the Report record, and the CLI."""
+
+import datetime as dt
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from factscout.check import CachedEncoder, Checker, CheckSettings
+from factscout.cli.main import app
+from factscout.datasets import load_dataset
+from factscout.errors import InputError
+from factscout.formats.beir import write_queries
+from factscout.records import Claim, Passage
+from factscout.report import FORMAT, VERDICTS, Report
+from factscout.retrieve import build_index, build_retriever
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def mini():
+    return load_dataset("scifact_mini")
+
+
+@pytest.fixture(scope="module")
+def index_dir(mini, tmp_path_factory):
+    path = tmp_path_factory.mktemp("check") / "idx"
+    build_index(mini.corpus, path, "bm25", show_progress=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def checker(index_dir):
+    return Checker.from_index(index_dir, CheckSettings(planner="claim", passages=3))
+
+
+@pytest.fixture(scope="module")
+def reports(checker, mini):
+    return checker.check_many(mini.claims[:4])
+
+
+def test_every_report_has_a_verdict_and_traceable_evidence(reports, mini):
+    assert [r.claim.claim_id for r in reports] == [c.claim_id for c in mini.claims[:4]]
+    for r in reports:
+        assert r.verdict.label in VERDICTS
+        assert [q.query_id for q in r.queries] == [r.claim.claim_id]
+        assert 0 < len(r.evidence) <= 3
+        assert [e.rank for e in r.evidence] == list(range(1, len(r.evidence) + 1))
+        planned = {q.query_id for q in r.queries}
+        assert all(e.found_by and set(e.found_by) <= planned for e in r.evidence)
+        counted = sum(s.stance != "not enough info" for e in r.evidence for s in e.sentences)
+        assert counted == r.verdict.supporting + r.verdict.refuting
+        assert r.provenance["settings"]["planner"] == "claim"
+    # the cited abstract of each fixture claim is among the evidence, so something is highlighted
+    assert any(e.sentences for r in reports for e in r.evidence)
+
+
+def test_report_json_is_stable_and_round_trips(reports):
+    d = reports[0].to_dict()
+    assert d["format"] == FORMAT
+    assert list(d) == [
+        "format",
+        "claim_id",
+        "claim",
+        "date",
+        "queries",
+        "evidence",
+        "verdict",
+        "timeline",
+        "provenance",
+    ]
+    assert set(d["verdict"]["counts"]) == {"supporting", "refuting", "neutral"}
+    text = json.dumps(d)
+    assert Report.from_dict(json.loads(text)).to_dict() == d
+    with pytest.raises(InputError, match="not a factscout-report/1 record"):
+        Report.from_dict({"claim_id": "x"})
+    broken = {**d, "evidence": [{"passage_id": "p"}]}
+    with pytest.raises(InputError, match="malformed"):
+        Report.from_dict(broken)
+
+
+def test_a_claim_with_no_evidence_is_not_enough_evidence(checker):
+    report = checker.check("Zxqv plorbt wibble.")
+    assert report.evidence == ()
+    assert report.verdict.label == "not enough evidence"
+    assert report.verdict.supporting == report.verdict.refuting == 0
+
+
+def test_date_filter_keeps_evidence_before_the_claim_and_marks_the_timeline():
+    corpus = [
+        Passage(
+            "old", "old", "Vitamin D", "Vitamin D supplements reduce fractures in older adults.", dt.date(2010, 1, 5)
+        ),
+        Passage(
+            "new",
+            "new",
+            "Vitamin D",
+            "Vitamin D supplements reduce fractures, a 2021 trial found.",
+            dt.date(2021, 3, 1),
+        ),
+        Passage("undated", "undated", "Vitamin D", "Vitamin D supplements and fractures in adults."),
+    ]
+    retriever = build_retriever(corpus, "bm25", show_progress=False)
+    claim = Claim("c", "Vitamin D supplements reduce fractures.", dt.date(2015, 6, 1))
+    filtered = Checker(retriever, CheckSettings(planner="claim", passages=3)).check(claim)
+    assert {e.passage_id for e in filtered.evidence} == {"old", "undated"}
+    assert filtered.leakage() == 0.0
+    unfiltered = Checker(retriever, CheckSettings(planner="claim", passages=3, date_filter=False)).check(claim)
+    late = next(e for e in unfiltered.evidence if e.passage_id == "new")
+    assert late.after_claim and late.days_from_claim == (dt.date(2021, 3, 1) - dt.date(2015, 6, 1)).days
+    timeline = unfiltered.to_dict()["timeline"]
+    assert [t["passage_id"] for t in timeline] == ["old", "new"]  # dated evidence only, oldest first
+    assert unfiltered.leakage() == 0.5
+
+
+def test_settings_are_validated():
+    with pytest.raises(InputError, match="depth must be a positive integer"):
+        CheckSettings(depth=0)
+    with pytest.raises(InputError, match="cannot exceed"):
+        CheckSettings(depth=5, passages=10)
+
+
+def test_duplicate_claim_ids_in_a_batch_are_an_error(checker):
+    claim = Claim("same", "Vitamin D reduces fractures.")
+    with pytest.raises(InputError, match="unique"):
+        checker.check_many([claim, claim])
+
+
+def test_cached_encoder_embeds_each_text_once():
+    calls = []
+
+    class Fake:
+        def encode(self, texts):
+            calls.append(list(texts))
+            return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+    enc = CachedEncoder(Fake(), size=3)
+    first = enc.encode(["a", "bb", "a"])
+    again = enc.encode(["bb", "ccc"])
+    assert calls == [["a", "bb"], ["ccc"]]
+    assert first.shape == (3, 2) and again[0].tolist() == [2.0, 1.0]
+    assert enc.encode([]).shape[0] == 0
+
+
+def test_cli_check_one_claim_and_a_claims_file(index_dir, mini, tmp_path):
+    r = runner.invoke(app, ["check", mini.claims[0].text, "--index", str(index_dir), "--planner", "claim", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["verdict"]["label"] in VERDICTS
+    claims = tmp_path / "claims.jsonl"
+    write_queries(claims, mini.queries()[:3])
+    out = tmp_path / "reports.jsonl"
+    args = ["check", "--claims", str(claims), "--index", str(index_dir), "--out", str(out), "--planner", "claim"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row["claim_id"] for row in rows] == [q.query_id for q in mini.queries()[:3]]
+    assert all(row["verdict"]["label"] in VERDICTS for row in rows)
+    r = runner.invoke(app, ["check", "--index", str(index_dir)])
+    assert r.exit_code != 0 and "exactly one" in r.output
+    r = runner.invoke(app, ["check", "x", "--index", str(tmp_path / "missing")])
+    assert r.exit_code == 2 and "error" in r.output
