@@ -432,22 +432,25 @@ def demo(
     claims: Annotated[int, typer.Option(help="how many example claims to show")] = 3,
     k: Annotated[int, typer.Option(help="hits shown per claim")] = 5,
     dataset: Annotated[str, typer.Option(help="scifact or scifact_mini")] = "scifact",
+    planner: Annotated[str, typer.Option(help="planner for the checked claims")] = "decompose",
 ) -> None:
-    """Index SciFact and run the claim pipeline on example claims (offline)."""
+    """Index SciFact, score retrieval on its train claims and check example claims end to end (offline)."""
     quiet_libraries()
     from factscout.demo import run_demo
 
     err.print(
         f"[bold]factscout demo[/]: SciFact, {retriever} retrieval (first run builds the index; later runs reuse it)"
     )
-    result = run_demo(retriever=retriever, index=index, n_claims=claims, k=k, dataset=dataset)
-    for claim, ranking in result.examples:
-        label = claim.meta.get("label", "")
-        out.rule(f"claim {claim.claim_id} [{label}]")
-        _print_ranking(result.retriever, ranking, claim.text)
-        gold = set(claim.meta.get("cited_doc_ids", []))
-        found = [h.rank for h in ranking.hits if h.passage_id in {str(g) for g in gold}]
-        out.print(f"cited abstracts found at rank(s): {found or 'none in the top ' + str(k)}")
+    result = run_demo(retriever=retriever, index=index, n_claims=claims, k=k, dataset=dataset, planner=planner)
+    for (claim, ranking), report in zip(result.examples, result.reports, strict=True):
+        _print_report(report)
+        gold = {str(g) for g in claim.meta.get("cited_doc_ids", [])}
+        found = [h.rank for h in ranking.hits if h.passage_id in gold]
+        out.print(
+            f"gold label: {claim.meta.get('label') or 'none'}; cited abstracts found by the claim query at rank(s): "
+            f"{found or 'none in the top ' + str(k)}",
+            highlight=False,
+        )
     out.rule(f"all {result.n_queries} {dataset} train claims")
     out.print("  ".join(f"{name} {value:.4f}" for name, value in result.scores.items()))
 
