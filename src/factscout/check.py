@@ -75,6 +75,15 @@ class CheckSettings:
             raise InputError(f"passages ({self.passages}) cannot exceed the retrieval depth ({self.depth})")
 
 
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """What retrieval found for one claim: its planned queries and its fused (re-ranked) ranking."""
+
+    queries: tuple[Query, ...]
+    ranking: Ranking
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
 class CachedEncoder:
     """Wraps an encoder so the selector and the stance model embed each text once per claim."""
 
@@ -208,6 +217,20 @@ class Checker:
             yield from self._check_batch(batch)
 
     def _check_batch(self, claims: Sequence[Claim]) -> list[Report]:
+        return self.judge_many(claims, self.retrieve(claims))
+
+    def judge_many(
+        self, claims: Sequence[Claim], found: Sequence[Retrieved], *, passages: int | None = None
+    ) -> list[Report]:
+        """:meth:`judge` for each claim and what :meth:`retrieve` found for it, embedding the
+        whole batch's sentences at once."""
+        self._embed_batch(claims, [f.ranking for f in found], passages or self.settings.passages)
+        return [
+            self.judge(c, f.ranking, f.queries, f.extra, passages=passages) for c, f in zip(claims, found, strict=True)
+        ]
+
+    def retrieve(self, claims: Sequence[Claim]) -> list[Retrieved]:
+        """Plan, search (with the date filter), fuse and re-rank: each claim's queries and ranking."""
         from factscout.fuse import fuse_by_claim
         from factscout.plan import plan_all
         from factscout.retrieve import search_with_query_dates
@@ -227,20 +250,16 @@ class Checker:
         by_claim: dict[str, list[Query]] = {}
         for q in queries:
             by_claim.setdefault(q.claim_id, []).append(q)
-        final = []
+        out = []
         for claim in claims:
             ranking = fused.get(claim.claim_id, Ranking(claim.claim_id))
             if self.reranker is not None and len(ranking):
                 ranking = self.reranker.rerank(claim.text, ranking, self.store, top_n=s.rerank_depth)
-            final.append(ranking)
-        self._embed_batch(claims, final)
-        reports = []
-        for claim, ranking in zip(claims, final, strict=True):
             extra = {"planner_error": failed[claim.claim_id]} if claim.claim_id in failed else {}
-            reports.append(self._judge(claim, tuple(by_claim.get(claim.claim_id, ())), ranking, extra))
-        return reports
+            out.append(Retrieved(tuple(by_claim.get(claim.claim_id, ())), ranking, extra))
+        return out
 
-    def _embed_batch(self, claims: Sequence[Claim], rankings: Sequence[Ranking]) -> None:
+    def _embed_batch(self, claims: Sequence[Claim], rankings: Sequence[Ranking], passages: int) -> None:
         """Embed the batch's claims and candidate sentences in one encoder call (the encoder is
         far faster on one large batch than on many small ones); selection and stance then read
         the cache. Skipped when the selector brings its own encoder."""
@@ -250,14 +269,25 @@ class Checker:
             return
         texts = [c.text for c in claims]
         for ranking in rankings:
-            for hit in ranking.top(self.settings.passages).hits:
+            for hit in ranking.top(passages).hits:
                 texts += sentences_of(self.store[hit.passage_id].text)
         self.encoder.encode(list(dict.fromkeys(texts)))
 
-    def _judge(self, claim: Claim, queries: tuple[Query, ...], ranking: Ranking, extra: dict[str, Any]) -> Report:
-        hits = ranking.top(self.settings.passages).hits
-        passages = [self.store[h.passage_id] for h in hits]
-        selected = [self.selector.select_passage(claim, p) for p in passages]
+    def judge(
+        self,
+        claim: Claim,
+        ranking: Ranking,
+        queries: tuple[Query, ...] = (),
+        extra: dict[str, Any] | None = None,
+        *,
+        passages: int | None = None,
+    ) -> Report:
+        """Select, classify and judge the top ``passages`` (default ``settings.passages``) of an
+        already retrieved ``ranking`` for ``claim``."""
+        extra = extra or {}
+        hits = ranking.top(passages or self.settings.passages).hits
+        read = [self.store[h.passage_id] for h in hits]
+        selected = [self.selector.select_passage(claim, p) for p in read]
         flat = [sent for sents in selected for sent in sents]
         stances: list[Stance] = self.stance.predict(claim, flat) if flat else []
         verdict = self.rule(stances)
@@ -265,7 +295,7 @@ class Checker:
             (SUPPORTS, verdict.supporting), (REFUTES, verdict.refuting)) for x in xs}  # fmt: skip
         stance_of = {(x.passage_id, x.sentence_index): x for x in stances}
         evidence = []
-        for hit, passage, sents in zip(hits, passages, selected, strict=True):
+        for hit, passage, sents in zip(hits, read, selected, strict=True):
             marked = []
             for sent in sents:
                 st = stance_of[(sent.passage_id, sent.index)]

@@ -1,0 +1,199 @@
+"""End-to-end verdict quality and latency of ``factscout check`` (Quin+ / QuanTemp++ pipeline).
+
+Default evaluation set: the 202 held-out SciFact train claims
+(``src/factscout/verify/models/scifact_heldout_ids.txt``): the stance head, the selector
+threshold and the verdict thresholds were fitted on the other 607 train claims only, so every
+figure here is out-of-sample. SciFact labels map SUPPORT -> supported, CONTRADICT -> refuted,
+NEI -> not enough evidence.
+
+* Table 1: 3-way verdict accuracy, macro-F1, weighted F1 and per-class F1 of the whole pipeline
+  (retrieved evidence; ``--planner``, ``--retriever``) as the number of passages read varies
+  (k = 1, 3, 5, 7, 10, as in QuanTemp++), against the baselines: majority class (of the
+  training part), claim-only (logistic regression on the claim's MiniLM embedding, trained on
+  the training part) and the same pipeline given the gold cited abstracts (an upper bound for
+  retrieval).
+* Table 2: latency per claim (p50 / p95, after warm-up) of ``check`` over a BM25 index of about
+  200k passages (SciFact abstracts + the 177k MultiFC snippets + AVeriTeC's answer pool), 2 CPU
+  cores. ``--no-latency`` skips it.
+
+Other splits in the same format: ``--eval-claims claims.jsonl --eval-corpus corpus.jsonl``
+(BEIR queries with ``metadata.label`` in SUPPORT/CONTRADICT/NEI or supported/refuted/not enough
+evidence; claims are all evaluated, baselines are then trained on all SciFact train claims).
+
+    python benchmarks/verdict.py [--retriever hybrid|bm25] [--planner decompose|claim]
+        [--eval-claims C --eval-corpus P] [--latency-claims 100] [--no-latency]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+from _common import machine, markdown_table, publish, quiet
+
+from factscout.check import CachedEncoder, Checker, CheckSettings
+from factscout.datasets import data_root, load_dataset
+from factscout.formats.beir import read_claims, read_corpus
+from factscout.formats.jsonl import read_jsonl
+from factscout.records import Claim, Passage, Ranking
+from factscout.retrieve import build_retriever
+from factscout.retrieve.encoder import Encoder
+from factscout.verify.stance import MODEL_DIR, StanceModel
+
+LABELS = ("supported", "refuted", "not enough evidence")
+MAP = {
+    "SUPPORT": "supported",
+    "SUPPORTS": "supported",
+    "CONTRADICT": "refuted",
+    "REFUTES": "refuted",
+    "NEI": "not enough evidence",
+    "NOT ENOUGH INFO": "not enough evidence",
+}
+KS = (1, 3, 5, 7, 10)
+
+
+def gold_label(claim: Claim) -> str:
+    raw = str(claim.meta.get("label", "")).strip()
+    label = MAP.get(raw.upper(), raw.lower())
+    if label not in LABELS:
+        raise SystemExit(f"claim {claim.claim_id}: label {raw!r} is not one of {sorted(MAP)} or {LABELS}")
+    return label
+
+
+def scores(gold: Sequence[str], pred: Sequence[str]) -> dict[str, float]:
+    from sklearn.metrics import accuracy_score, f1_score
+
+    per = f1_score(gold, pred, labels=list(LABELS), average=None, zero_division=0)
+    out = {
+        "accuracy": float(accuracy_score(gold, pred)),
+        "macro-F1": float(f1_score(gold, pred, labels=list(LABELS), average="macro", zero_division=0)),
+        "weighted-F1": float(f1_score(gold, pred, labels=list(LABELS), average="weighted", zero_division=0)),
+    }
+    out.update({f"F1 {lab}": float(f) for lab, f in zip(LABELS, per, strict=True)})
+    return out
+
+
+COLUMNS = ["accuracy", "macro-F1", "weighted-F1", *[f"F1 {lab}" for lab in LABELS]]
+
+
+def claim_only(train: Sequence[Claim], test: Sequence[Claim], encoder: Encoder) -> list[str]:
+    from sklearn.linear_model import LogisticRegression
+
+    x = encoder.encode([c.text for c in train])
+    model = LogisticRegression(max_iter=2000, C=1.0).fit(x, [gold_label(c) for c in train])
+    return [str(p) for p in model.predict(encoder.encode([c.text for c in test]))]
+
+
+def latency_corpus(scifact: Sequence[Passage]) -> list[Passage]:
+    passages = list(scifact)
+    for n, (_, row) in enumerate(read_jsonl(data_root() / "multifc" / "snippets.jsonl.gz")):
+        passages.append(Passage(f"mfc:{n}", str(row["claimID"]), row.get("title") or "", row.get("snippet") or ""))
+    passages += [p for p in load_dataset("averitec_beir", "train").corpus]
+    return passages
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--retriever", default="hybrid", help="bm25 | dense | hybrid")
+    parser.add_argument("--planner", default="decompose", help="planner used by check")
+    parser.add_argument("--fusion", default="combsum-norm")
+    parser.add_argument("--eval-claims", help="claims JSONL (BEIR queries with metadata.label)")
+    parser.add_argument("--eval-corpus", help="corpus JSONL (BEIR) for --eval-claims")
+    parser.add_argument("--latency-claims", type=int, default=100)
+    parser.add_argument("--no-latency", action="store_true")
+    args = parser.parse_args()
+    if bool(args.eval_claims) != bool(args.eval_corpus):
+        parser.error("--eval-claims and --eval-corpus go together")
+    quiet()
+
+    scifact = load_dataset("scifact", "train")
+    heldout = set((MODEL_DIR / "scifact_heldout_ids.txt").read_text().split())
+    if args.eval_claims:
+        test = list(read_claims(args.eval_claims))
+        corpus = list(read_corpus(args.eval_corpus))
+        train, name = list(scifact.claims), args.eval_claims
+    else:
+        test = [c for c in scifact.claims if c.claim_id in heldout]
+        train = [c for c in scifact.claims if c.claim_id not in heldout]
+        corpus, name = list(scifact.corpus), f"SciFact train, {len(test)} held-out claims"
+    gold = [gold_label(c) for c in test]
+
+    t0 = time.perf_counter()
+    retriever = build_retriever(corpus, args.retriever, show_progress=False)
+    build_s = time.perf_counter() - t0
+    encoder = CachedEncoder(Encoder())
+    stance = StanceModel.load(encoder=encoder)
+
+    rows: list[list[object]] = []
+    headline: dict[str, object] = {"benchmark": "verdict", "eval": name, "retriever": args.retriever}
+    majority = Counter(gold_label(c) for c in train).most_common(1)[0][0]
+    s = scores(gold, [majority] * len(test))
+    rows.append([f"majority class ({majority})", "-", *[s[c] for c in COLUMNS]])
+    headline["majority_macro_f1"] = round(s["macro-F1"], 4)
+    s = scores(gold, claim_only(train, test, encoder.encoder))
+    rows.append(["claim only (logistic regression on the claim embedding)", "-", *[s[c] for c in COLUMNS]])
+    headline["claim_only_macro_f1"] = round(s["macro-F1"], 4)
+
+    t = time.perf_counter()
+    checker = Checker(
+        retriever, CheckSettings(planner=args.planner, fusion=args.fusion), encoder=encoder, stance=stance
+    )
+    found = checker.retrieve(test)
+    for k in KS:
+        preds = [r.verdict.label for r in checker.judge_many(test, found, passages=k)]
+        s = scores(gold, preds)
+        rows.append([f"factscout check ({args.planner}, {args.retriever}, {args.fusion})", k, *[s[c] for c in COLUMNS]])
+        headline[f"check_k{k}_macro_f1"] = round(s["macro-F1"], 4)
+    check_s = time.perf_counter() - t
+
+    if not args.eval_claims:
+        preds = []
+        for c in test:
+            cited = [str(d) for d in c.meta.get("cited_doc_ids", [])]
+            ranking = Ranking.from_scores(c.claim_id, {d: 1.0 for d in cited})
+            preds.append(checker.judge(c, ranking).verdict.label)
+        s = scores(gold, preds)
+        rows.append(["same stance + rule on the gold cited abstracts (upper bound)", "all", *[s[c] for c in COLUMNS]])
+        headline["gold_evidence_macro_f1"] = round(s["macro-F1"], 4)
+
+    text = [
+        f"### Verdict quality ({name}; {Counter(gold)})",
+        "",
+        markdown_table(["system", "passages read", *COLUMNS], rows),
+        "",
+        f"Index ({args.retriever}, {len(corpus)} passages) built in {build_s:.0f} s; checking all k took {check_s:.0f} s "
+        f"on {machine()}.",
+    ]
+
+    if not args.no_latency:
+        passages = latency_corpus(scifact.corpus)
+        big = build_retriever(passages, "bm25", show_progress=False)
+        checker = Checker(big, CheckSettings(planner=args.planner, fusion=args.fusion), stance=stance)
+        sample = test[: args.latency_claims]
+        checker.check(sample[0])  # warm-up: models load
+        times = []
+        for c in sample[1:]:
+            t = time.perf_counter()
+            checker.check(c)
+            times.append(time.perf_counter() - t)
+        p50, p95 = float(np.percentile(times, 50)), float(np.percentile(times, 95))
+        text += [
+            "",
+            f"### Latency of `check` per claim ({len(passages):,} passages, BM25, {args.planner} planner, one claim at a time)",
+            "",
+            markdown_table(["claims", "p50 s", "p95 s", "mean s"], [[len(times), p50, p95, statistics.fmean(times)]]),
+        ]
+        headline.update(
+            {"latency_p50_s": round(p50, 3), "latency_p95_s": round(p95, 3), "latency_passages": len(passages)}
+        )
+
+    text += ["", f"Reproduce: `python benchmarks/verdict.py --retriever {args.retriever} --planner {args.planner}`"]
+    publish("verdict", "\n".join(text), headline)
+
+
+if __name__ == "__main__":
+    main()
