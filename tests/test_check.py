@@ -115,6 +115,17 @@ def test_date_filter_keeps_evidence_before_the_claim_and_marks_the_timeline():
     assert unfiltered.leakage() == 0.5
 
 
+@pytest.mark.slow
+def test_the_shipped_reranker_plugs_into_check(index_dir, mini):
+    plain = Checker.from_index(index_dir, CheckSettings(planner="claim", passages=3))
+    reranked = Checker.from_index(index_dir, CheckSettings(planner="claim", passages=3, rerank=True, rerank_depth=5))
+    claim = mini.claims[1]
+    a, b = plain.retrieve([claim])[0], reranked.retrieve([claim])[0]
+    assert sorted(a.ranking.passage_ids) == sorted(b.ranking.passage_ids)  # same hits, re-ordered at most
+    assert a.ranking.passage_ids[5:] == b.ranking.passage_ids[5:]
+    assert reranked.check(claim).verdict.label in VERDICTS
+
+
 def test_settings_are_validated():
     with pytest.raises(InputError, match="depth must be a positive integer"):
         CheckSettings(depth=0)

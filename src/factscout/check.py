@@ -12,7 +12,10 @@ published-before-claim filter, Prabhu 2025):
 3. **fuse** each claim's query rankings (default CombSUM over min-max normalised scores: on
    AVeriTeC it gives the planners their best nDCG@10 and R@100, README Table B); every hit keeps
    the queries that found it;
-4. **re-rank** the fused top ``rerank_depth`` with the cross-encoder when one is given;
+4. **re-rank** the fused top ``rerank_depth`` with factscout's cross-encoder (``rerank=True``, or
+   any ``reranker``), its score interpolated with the fusion score by the weight tuned on
+   training claims (off by default: +0.010 nDCG@10 over hybrid on held-out SciFact, not
+   significant, for about 50 cross-encoder passes per claim);
 5. **select** evidence sentences from the top ``passages`` passages (embedding threshold, or any
    selector with ``select_passage(claim, passage)``);
 6. classify each selected sentence's **stance** and apply the **verdict** rule (Quin+ count
@@ -48,7 +51,9 @@ class Selector(Protocol):
 
 
 class Reranker(Protocol):
-    def rerank(self, claim_text: str, ranking: Ranking, passages: Any, top_n: int = ...) -> Ranking: ...
+    def rerank(
+        self, claim_text: str, ranking: Ranking, passages: Any, top_n: int = ..., interpolate: Any = ...
+    ) -> Ranking: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,7 @@ class CheckSettings:
     fusion: str = "combsum-norm"
     depth: int = 100
     passages: int = 10
+    rerank: bool = False  # the shipped cross-encoder, interpolated with the fusion score
     rerank_depth: int = 50
     date_filter: bool = True
     threshold: float | None = None  # embedding-threshold selector; None: the tuned default
@@ -144,6 +150,10 @@ class Checker:
         self._encoder = encoder
         self._selector = selector
         self._stance = stance
+        if reranker is None and s.rerank:
+            from factscout.rerank import CrossEncoderReranker
+
+            reranker = CrossEncoderReranker.load()
         self.reranker = reranker
         self.rule = rule or CountRule(
             DEFAULT_MIN_EVIDENCE if s.min_evidence is None else s.min_evidence,
@@ -254,7 +264,9 @@ class Checker:
         for claim in claims:
             ranking = fused.get(claim.claim_id, Ranking(claim.claim_id))
             if self.reranker is not None and len(ranking):
-                ranking = self.reranker.rerank(claim.text, ranking, self.store, top_n=s.rerank_depth)
+                ranking = self.reranker.rerank(
+                    claim.text, ranking, self.store, top_n=s.rerank_depth, interpolate="tuned"
+                )
             extra = {"planner_error": failed[claim.claim_id]} if claim.claim_id in failed else {}
             out.append(Retrieved(tuple(by_claim.get(claim.claim_id, ())), ranking, extra))
         return out

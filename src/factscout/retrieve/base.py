@@ -70,6 +70,9 @@ class PassageStore:
     def __len__(self) -> int:
         return len(self.passages)
 
+    def __contains__(self, passage_id: object) -> bool:
+        return passage_id in self.position
+
     def __getitem__(self, passage_id: str) -> Passage:
         return self.passages[self.position[passage_id]]
 
