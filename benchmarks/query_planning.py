@@ -8,8 +8,8 @@ never indexed).
 * Table A: the aggregations (TOP-1, CONCAT, CombSUM, CombMAX, each ± min-max, RRF, learned)
   over the oracle queries: nDCG@10, R@100.
 * Table B: planners (claim-only, oracle, decompose, qgen, LLM planners when an endpoint is
-  configured) x with / without the published-before-claim filter, fused with CombMAX-norm:
-  nDCG@10, R@10, R@100, P@10, MRR@10, coverage@10.
+  configured) x with / without the published-before-claim filter x the two QuanTemp++
+  aggregations (CombMAX-norm, CombSUM-norm): nDCG@10, R@10, R@100, P@10, MRR@10, coverage@10.
 
 Learned fusion weights and the qgen generator are always scored on claims they were not fitted
 on (2-fold and 5-fold cross-fitting).
@@ -40,6 +40,7 @@ from factscout.records import Claim, Query, Ranking
 from factscout.retrieve import Retriever, build_retriever, search_with_query_dates
 
 K = 100
+TABLE_B_FUSIONS = ("combmax-norm", "combsum-norm")
 TABLE_A = ["top1", "concat", "combsum", "combmax", "combsum-norm", "combmax-norm", "rrf"]
 MEASURES_B = ["nDCG@10", "R@10", "R@100", "P@10", "MRR@10"]
 _ANSWER = re.compile(r"^(?P<claim>.+)-q(?P<q>\d+)-a\d+$")
@@ -149,8 +150,7 @@ def main() -> None:
     )
     headline["A_learned_cv_ndcg@10"] = round(e.mean("nDCG@10"), 4)
 
-    # Table B: planners x temporal filter, fused with CombMAX-norm
-    fuse = make_fusion("combmax-norm")
+    # Table B: planners x temporal filter, fused with the two QuanTemp++ aggregations
     rows_b = []
     plan_stats = []
     for planner in planners:
@@ -161,21 +161,26 @@ def main() -> None:
             f"{planner}: {len(queries) / max(len(claims), 1):.1f} queries/claim, planned in {plan_s:.0f} s"
             + (f", {failed} claims fell back to the claim" if failed else "")
         )
+        owner = {q.query_id: q.claim_id for q in queries}
         for dated in (False, True):
             runs = search(retriever, queries, dated)
-            fused = fuse_by_claim(runs, {q.query_id: q.claim_id for q in queries}, fuse, K)
-            e = evaluate(qrels, fused, MEASURES_B)
-            cov = mean_coverage(fused, subq, 10)
-            rows_b.append([planner, "yes" if dated else "no", *[e.mean(m) for m in MEASURES_B], cov])
-            tag = f"B_{planner}{'_dated' if dated else ''}"
-            headline[f"{tag}_r@100"] = round(e.mean("R@100"), 4)
-            headline[f"{tag}_ndcg@10"] = round(e.mean("nDCG@10"), 4)
+            for fusion in TABLE_B_FUSIONS:
+                fused = fuse_by_claim(runs, owner, make_fusion(fusion), K)
+                e = evaluate(qrels, fused, MEASURES_B)
+                cov = mean_coverage(fused, subq, 10)
+                rows_b.append([planner, "yes" if dated else "no", fusion, *[e.mean(m) for m in MEASURES_B], cov])
+                tag = f"B_{planner}{'_dated' if dated else ''}_{fusion}"
+                headline[f"{tag}_r@100"] = round(e.mean("R@100"), 4)
+                headline[f"{tag}_ndcg@10"] = round(e.mean("nDCG@10"), 4)
             if planner == "decompose" and not dated and args.save_learned:
                 model, _ = LearnedFusion.fit(grouped(runs, queries), qrels)
                 model.save(FUSIONS_PATH)
-    base = headline.get("B_claim_r@100")
-    if base and "B_decompose_r@100" in headline:
-        headline["decompose_vs_claim_r@100_rel"] = round(float(headline["B_decompose_r@100"]) / float(base) - 1, 4)  # type: ignore[arg-type]
+    for fusion in TABLE_B_FUSIONS:
+        base = headline.get(f"B_claim_{fusion}_r@100")
+        for planner in ("decompose", "qgen"):
+            got = headline.get(f"B_{planner}_{fusion}_r@100")
+            if base and got:
+                headline[f"{planner}_vs_claim_r@100_rel_{fusion}"] = round(float(got) / float(base) - 1, 4)  # type: ignore[arg-type]
 
     n_dated = sum(1 for p in corpus if p.published)
     text = "\n".join(
@@ -184,9 +189,9 @@ def main() -> None:
             "",
             markdown_table(["aggregation", "nDCG@10", "R@100"], rows_a),
             "",
-            f"### Table B: planners x published-before-claim filter ({args.retriever}, CombMAX-norm)",
+            f"### Table B: planners x published-before-claim filter x fusion ({args.retriever})",
             "",
-            markdown_table(["planner", "date filter", *MEASURES_B, "coverage@10"], rows_b),
+            markdown_table(["planner", "date filter", "fusion", *MEASURES_B, "coverage@10"], rows_b),
             "",
             f"{len(claims)} claims, {len(corpus)} passages ({n_dated} dated from their source URL; undated ones are kept by "
             f"the filter). Planning: {'; '.join(plan_stats)}. Index built in {build_s:.0f} s on {machine()}.",
