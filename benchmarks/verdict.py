@@ -105,6 +105,7 @@ def main() -> None:
     parser.add_argument("--eval-corpus", help="corpus JSONL (BEIR) for --eval-claims")
     parser.add_argument("--latency-claims", type=int, default=100)
     parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument("--limit", type=int, default=0, help="evaluate only the first N claims (smoke runs)")
     args = parser.parse_args()
     if bool(args.eval_claims) != bool(args.eval_corpus):
         parser.error("--eval-claims and --eval-corpus go together")
@@ -119,7 +120,9 @@ def main() -> None:
     else:
         test = [c for c in scifact.claims if c.claim_id in heldout]
         train = [c for c in scifact.claims if c.claim_id not in heldout]
-        corpus, name = list(scifact.corpus), f"SciFact train, {len(test)} held-out claims"
+        corpus, name = list(scifact.corpus), "SciFact train, held-out claims"
+    if args.limit:
+        test = test[: args.limit]
     gold = [gold_label(c) for c in test]
 
     t0 = time.perf_counter()
@@ -161,7 +164,7 @@ def main() -> None:
         headline["gold_evidence_macro_f1"] = round(s["macro-F1"], 4)
 
     text = [
-        f"### Verdict quality ({name}; {Counter(gold)})",
+        f"### Verdict quality ({name}: {len(test)} claims, {dict(Counter(gold))})",
         "",
         markdown_table(["system", "passages read", *COLUMNS], rows),
         "",
