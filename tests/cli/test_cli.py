@@ -212,3 +212,10 @@ def test_plan_then_fused_search(tmp_path):
         tmp_path / "x",
     )
     assert r.exit_code == 2 and "no fusion 'combmx'; known:" in r.output
+
+
+def test_train_dispatches_to_the_trainers_and_names_the_known_ones():
+    r = invoke("train", "stance", "--help")
+    assert r.exit_code == 0 and "--out" in r.output
+    r = invoke("train", "nope")
+    assert r.exit_code == 2 and "no trainer 'nope'; known:" in r.output and "stance" in r.output
