@@ -126,9 +126,19 @@ def test_the_shipped_reranker_plugs_into_check(index_dir, mini):
     assert reranked.check(claim).verdict.label in VERDICTS
 
 
+@pytest.mark.slow
+def test_the_bio_tagger_can_select_the_evidence(index_dir, mini):
+    checker = Checker.from_index(index_dir, CheckSettings(planner="claim", passages=2, selector="bio"))
+    report = checker.check(mini.claims[0])
+    assert report.verdict.label in VERDICTS
+    assert all(s.text for e in report.evidence for s in e.sentences)
+
+
 def test_settings_are_validated():
     with pytest.raises(InputError, match="depth must be a positive integer"):
         CheckSettings(depth=0)
+    with pytest.raises(InputError, match="no selector 'regex'; known: threshold, bio"):
+        CheckSettings(selector="regex")
     with pytest.raises(InputError, match="cannot exceed"):
         CheckSettings(depth=5, passages=10)
 

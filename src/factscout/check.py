@@ -56,6 +56,9 @@ class Reranker(Protocol):
     ) -> Ranking: ...
 
 
+SELECTORS = ("threshold", "bio")
+
+
 @dataclass(frozen=True, slots=True)
 class CheckSettings:
     """The knobs of :class:`Checker`; every one is recorded in each report's provenance."""
@@ -67,6 +70,7 @@ class CheckSettings:
     rerank: bool = False  # the shipped cross-encoder, interpolated with the fusion score
     rerank_depth: int = 50
     date_filter: bool = True
+    selector: str = "threshold"  # or "bio": the BIO tagger (more precise, finds less; select/models)
     threshold: float | None = None  # embedding-threshold selector; None: the tuned default
     min_evidence: int | None = None  # count rule; None: the tuned defaults
     min_confidence: float | None = None
@@ -77,6 +81,8 @@ class CheckSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
+        if self.selector not in SELECTORS:
+            raise InputError(f"no selector {self.selector!r}; known: {', '.join(SELECTORS)}")
         if self.passages > self.depth:
             raise InputError(f"passages ({self.passages}) cannot exceed the retrieval depth ({self.depth})")
 
@@ -96,6 +102,11 @@ class CachedEncoder:
     def __init__(self, encoder: Any, size: int = 50_000) -> None:
         self.encoder, self.size = encoder, size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    @property
+    def model(self) -> Any:
+        """The wrapped sentence-transformers model (the BIO tagger reads its token states)."""
+        return getattr(self.encoder, "model", self.encoder)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
@@ -188,6 +199,10 @@ class Checker:
 
     @property
     def selector(self) -> Selector:
+        if self._selector is None and self.settings.selector == "bio":
+            from factscout.select.tagger import BioTagger
+
+            self._selector = BioTagger.load(encoder=self.encoder)
         if self._selector is None:
             from factscout.select.threshold import DEFAULT_THRESHOLD, ThresholdSelector
 

