@@ -134,9 +134,20 @@ def test_the_bio_tagger_can_select_the_evidence(index_dir, mini):
     assert all(s.text for e in report.evidence for s in e.sentences)
 
 
+@pytest.mark.slow
+def test_the_classifier_verdict_names_its_method(index_dir, mini):
+    checker = Checker.from_index(index_dir, CheckSettings(planner="claim", passages=3, verdict="classifier"))
+    report = checker.check(mini.claims[0])
+    assert report.verdict.label in VERDICTS and report.verdict.method.startswith("quantemp++ classifier")
+    assert "count rule alone" in report.verdict.reason
+    assert Report.from_dict(report.to_dict()).verdict == report.verdict
+
+
 def test_settings_are_validated():
     with pytest.raises(InputError, match="depth must be a positive integer"):
         CheckSettings(depth=0)
+    with pytest.raises(InputError, match="no verdict method 'vote'; known: rule, classifier"):
+        CheckSettings(verdict="vote")
     with pytest.raises(InputError, match="no selector 'regex'; known: threshold, bio"):
         CheckSettings(selector="regex")
     with pytest.raises(InputError, match="cannot exceed"):

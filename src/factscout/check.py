@@ -41,6 +41,7 @@ import numpy as np
 from factscout.errors import InputError
 from factscout.records import Claim, Passage, Query, Ranking
 from factscout.report import Evidence, EvidenceSentence, Report, VerdictSummary, days_between
+from factscout.verify.classifier import CLASSIFIER_LABELS
 from factscout.verify.stance import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class Reranker(Protocol):
 
 
 SELECTORS = ("threshold", "bio")
+VERDICT_METHODS = ("rule", "classifier")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,7 @@ class CheckSettings:
     rerank_depth: int = 50
     date_filter: bool = True
     selector: str = "threshold"  # or "bio": the BIO tagger (more precise, finds less; select/models)
+    verdict: str = "rule"  # or "classifier": the QuanTemp++ classifier over the top-3 evidence (4 labels)
     threshold: float | None = None  # embedding-threshold selector; None: the tuned default
     min_evidence: int | None = None  # count rule; None: the tuned defaults
     min_confidence: float | None = None
@@ -81,6 +84,8 @@ class CheckSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
+        if self.verdict not in VERDICT_METHODS:
+            raise InputError(f"no verdict method {self.verdict!r}; known: {', '.join(VERDICT_METHODS)}")
         if self.selector not in SELECTORS:
             raise InputError(f"no selector {self.selector!r}; known: {', '.join(SELECTORS)}")
         if self.passages > self.depth:
@@ -166,6 +171,7 @@ class Checker:
 
             reranker = CrossEncoderReranker.load()
         self.reranker = reranker
+        self._classifier: Any = None
         self.rule = rule or CountRule(
             DEFAULT_MIN_EVIDENCE if s.min_evidence is None else s.min_evidence,
             DEFAULT_MIN_CONFIDENCE if s.min_confidence is None else s.min_confidence,
@@ -218,6 +224,14 @@ class Checker:
             self._stance = StanceModel.load(encoder=self.encoder)
             self.provenance["stance_model"] = dict(getattr(self._stance, "info", {}) or {})
         return self._stance
+
+    @property
+    def classifier(self) -> Any:
+        if self._classifier is None:
+            from factscout.verify.classifier import VerdictClassifier
+
+            self._classifier = VerdictClassifier.load(encoder=self.encoder, stance=self.stance)
+        return self._classifier
 
     # -- the pipeline --
 
@@ -343,10 +357,18 @@ class Checker:
                     days_from_claim=days_between(passage.published, claim.date),
                 )
             )
+        label, method, reason = verdict.label, "quin+ count rule", verdict.reason
+        if self.settings.verdict == "classifier":
+            prediction = self.classifier.predict_ranking(claim.text, ranking, self.store)
+            label, method = prediction.label, "quantemp++ classifier (claim + top-3 evidence with score > 0.5)"
+            probs = ", ".join(
+                f"{name} {p:.2f}" for name, p in zip(CLASSIFIER_LABELS, prediction.probabilities, strict=True)
+            )
+            reason = f"classifier probabilities: {probs}; count rule alone: {verdict.label}"
         summary = VerdictSummary(
-            label=verdict.label,
-            method="quin+ count rule",
-            reason=verdict.reason,
+            label=label,
+            method=method,
+            reason=reason,
             supporting=len(verdict.supporting),
             refuting=len(verdict.refuting),
             neutral=len(verdict.neutral),

@@ -354,6 +354,9 @@ def check(
     depth: Annotated[int, typer.Option(help="passages retrieved per query")] = 100,
     rerank: Annotated[bool, typer.Option("--rerank", help="re-rank the top 50 with factscout's cross-encoder")] = False,
     selector: Annotated[str, typer.Option(help="evidence sentences: threshold | bio (the BIO tagger)")] = "threshold",
+    verdict: Annotated[
+        str, typer.Option(help="rule (Quin+ count rule) | classifier (QuanTemp++, can say conflicting)")
+    ] = "rule",
     no_date_filter: Annotated[
         bool, typer.Option("--no-date-filter", help="also use evidence published after the claim date")
     ] = False,
@@ -378,6 +381,7 @@ def check(
         date_filter=not no_date_filter,
         rerank=rerank,
         selector=selector,
+        verdict=verdict,
     )
     checker = Checker.from_index(index, settings)
     if claim is not None:
