@@ -11,12 +11,12 @@ $(STAMP):
 	# torch first, the CPU build; anything that needs torch would otherwise pull a multi-GB CUDA build
 	$(PIP) torch==2.13.0
 	$(PIP) -e '.[all,test]'
+	bash scripts/install-wordnet.sh $(VENV)
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 setup: $(STAMP)
 
 demo: $(STAMP)
-	bash scripts/install-wordnet.sh $(VENV)
 	$(VENV)/bin/factscout demo
 
 lint: $(STAMP)
@@ -31,6 +31,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/retrieval_quality.py
 	$(PY) benchmarks/retrieval_speed.py
 	$(PY) benchmarks/query_planning.py --retriever bm25
+	$(PY) benchmarks/verdict.py --retriever hybrid
+	$(PY) benchmarks/verdict_classifier.py
 	$(PY) benchmarks/update_readme.py
 
 clean:
