@@ -13,13 +13,14 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from factscout.errors import BadIndex, InputError, MissingDependency
 from factscout.records import Query, Ranking
+from factscout.retrieve.adapter import FINETUNED_ENCODER, FineTunedEncoder, is_shipped, make_encoder
 from factscout.retrieve.base import PassageStore, check_k, check_undated, rankings_from_arrays
 from factscout.retrieve.encoder import DEFAULT_ENCODER, Encoder
 
@@ -34,12 +35,18 @@ def _faiss():  # type: ignore[no-untyped-def]
 
 @dataclass(frozen=True, slots=True)
 class DenseConfig:
+    """``encoder``: ``minilm``, ``minilm-ft`` (minilm + factscout's fine-tuned adapter) or a
+    sentence-transformers name/path; ``adapter``: a LoRA adapter file of one's own for it.
+    ``adapter_sha256`` is recorded at build time; loading checks the adapter file against it."""
+
     encoder: str = DEFAULT_ENCODER
     max_seq_length: int = 256
     exact_below: int = 200_000
     hnsw_m: int = 32
     ef_search: int = 128
     undated: str = "keep"
+    adapter: str | None = None
+    adapter_sha256: str | None = None
 
     def __post_init__(self) -> None:
         if self.exact_below < 0 or self.hnsw_m < 2 or self.ef_search < 1:
@@ -77,7 +84,17 @@ class DenseRetriever:
         show_progress: bool = False,
     ) -> DenseRetriever:
         config = config or DenseConfig()
-        encoder = encoder or Encoder(config.encoder, max_seq_length=config.max_seq_length)
+        encoder = encoder or make_encoder(config.encoder, adapter=config.adapter, max_seq_length=config.max_seq_length)
+        if isinstance(encoder, FineTunedEncoder):  # the index records the encoder that built it
+            shipped = is_shipped(encoder.adapter_path) and encoder.model_name == DEFAULT_ENCODER
+            config = replace(
+                config,
+                encoder=FINETUNED_ENCODER if shipped else encoder.model_name,
+                adapter=None if shipped else str(encoder.adapter_path),
+                adapter_sha256=encoder.adapter_sha256,
+            )
+        elif config.adapter_sha256 is not None:
+            config = replace(config, adapter_sha256=None)
         vectors = encoder.encode_cached([p.contents for p in store.passages], show_progress=show_progress)
         if len(vectors) == 0:
             vectors = np.zeros((0, encoder.dimension), dtype=np.float32)
@@ -142,4 +159,12 @@ class DenseRetriever:
             ) from None
         if index.ntotal != len(store) or vectors.shape[0] != len(store):
             raise BadIndex(f"dense index in {directory} has {index.ntotal} vectors but the store has {len(store)}")
-        return cls(store, vectors, index, config, Encoder(config.encoder, max_seq_length=config.max_seq_length))
+        encoder = make_encoder(config.encoder, adapter=config.adapter, max_seq_length=config.max_seq_length)
+        found = getattr(encoder, "adapter_sha256", None)
+        if found != config.adapter_sha256:
+            where = getattr(encoder, "adapter_path", "no adapter")
+            raise BadIndex(
+                f"dense index in {directory} was built with encoder adapter sha256 {config.adapter_sha256}, but"
+                f" {where} has {found}; rebuild it with 'factscout index'"
+            )
+        return cls(store, vectors, index, config, encoder)

@@ -82,10 +82,14 @@ class Encoder:
         )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
+    def cache_identity(self) -> str:
+        """What, besides the texts, decides the embeddings (the cache key); subclasses extend it."""
+        return f"{self.model_name}\0{self.max_seq_length}\0"
+
     def encode_cached(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
         """Encode ``texts``, reading and writing the corpus embedding cache."""
         digest = hashlib.sha256()
-        digest.update(f"{self.model_name}\0{self.max_seq_length}\0".encode())
+        digest.update(self.cache_identity().encode())
         for t in texts:
             digest.update(t.encode("utf-8"))
             digest.update(b"\0")
