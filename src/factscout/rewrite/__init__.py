@@ -1,0 +1,64 @@
+"""Learned query rewriting (Kazemi et al., "Query Rewriting for Effective Misinformation
+Discovery", AACL 2023): human-readable edit actions over a claim's tokens, a black-box search
+environment that rewards a query by the quality of its ranking, and a BFS generator of improving
+edit trajectories for offline RL.
+
+* :mod:`.actions` — the 128 edits (4 kinds x 32 positions, the paper's Table 1), POS masks;
+* :mod:`.environment` — :class:`SearchEnvironment` over any retriever, AP@k / R@k / RR rewards;
+* :mod:`.bfs` — :func:`generate_trajectories`, resumable and parallel over claims.
+"""
+
+from factscout.rewrite.actions import (
+    ACTIONS,
+    EDIT_KINDS,
+    MAX_POSITIONS,
+    N_ACTIONS,
+    Action,
+    Edit,
+    ParsedQuery,
+    Token,
+    action_mask,
+    apply_action,
+    parse,
+    present_simple,
+    synonym,
+    valid_edits,
+)
+from factscout.rewrite.bfs import (
+    BfsConfig,
+    ClaimResult,
+    GenerationSummary,
+    Step,
+    Trajectory,
+    generate_trajectories,
+    read_trajectories,
+    search_claim,
+)
+from factscout.rewrite.environment import REWARDS, SearchEnvironment
+
+__all__ = [
+    "ACTIONS",
+    "EDIT_KINDS",
+    "MAX_POSITIONS",
+    "N_ACTIONS",
+    "REWARDS",
+    "Action",
+    "BfsConfig",
+    "ClaimResult",
+    "Edit",
+    "GenerationSummary",
+    "ParsedQuery",
+    "SearchEnvironment",
+    "Step",
+    "Token",
+    "Trajectory",
+    "action_mask",
+    "apply_action",
+    "generate_trajectories",
+    "parse",
+    "present_simple",
+    "read_trajectories",
+    "search_claim",
+    "synonym",
+    "valid_edits",
+]
