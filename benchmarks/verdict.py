@@ -31,6 +31,7 @@ import argparse
 import time
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from _common import machine, markdown_table, publish, quiet
@@ -41,7 +42,7 @@ from factscout.formats.beir import read_claims, read_corpus
 from factscout.formats.jsonl import read_jsonl
 from factscout.records import Claim, Passage, Ranking
 from factscout.retrieve import build_retriever
-from factscout.retrieve.encoder import Encoder
+from factscout.retrieve.onnx_encoder import fast_encoder
 from factscout.verify.stance import MODEL_DIR, StanceModel
 
 LABELS = ("supported", "refuted", "not enough evidence")
@@ -80,7 +81,7 @@ def scores(gold: Sequence[str], pred: Sequence[str]) -> dict[str, float]:
 COLUMNS = ["accuracy", "macro-F1", "weighted-F1", *[f"F1 {lab}" for lab in LABELS]]
 
 
-def claim_only(train: Sequence[Claim], test: Sequence[Claim], encoder: Encoder) -> list[str]:
+def claim_only(train: Sequence[Claim], test: Sequence[Claim], encoder: Any) -> list[str]:
     from sklearn.linear_model import LogisticRegression
 
     x = encoder.encode([c.text for c in train])
@@ -133,7 +134,7 @@ def main() -> None:
     t0 = time.perf_counter()
     retriever = build_retriever(corpus, args.retriever, show_progress=False)
     build_s = time.perf_counter() - t0
-    encoder = CachedEncoder(Encoder())
+    encoder = CachedEncoder(fast_encoder())  # what check uses by default
     stance = StanceModel.load(encoder=encoder)
 
     rows: list[list[object]] = []
