@@ -5,7 +5,10 @@ edit trajectories for offline RL.
 
 * :mod:`.actions` — the 128 edits (4 kinds x 32 positions, the paper's Table 1), POS masks;
 * :mod:`.environment` — :class:`SearchEnvironment` over any retriever, AP@k / R@k / RR rewards;
-* :mod:`.bfs` — :func:`generate_trajectories`, resumable and parallel over claims.
+* :mod:`.bfs` — :func:`generate_trajectories`, resumable and parallel over claims;
+* :mod:`.policy` — the decision transformer, one-action classifier, random and original policies
+  and ``rewrite(claim, policy, env) -> RewriteTrace`` (imported on demand: it needs torch);
+* :mod:`.train_policy` — ``factscout train rewrite --trajectories bfs.jsonl --policy dt|classifier``.
 """
 
 from factscout.rewrite.actions import (
