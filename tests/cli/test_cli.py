@@ -219,3 +219,32 @@ def test_train_dispatches_to_the_trainers_and_names_the_known_ones():
     assert r.exit_code == 0 and "--out" in r.output
     r = invoke("train", "nope")
     assert r.exit_code == 2 and "no trainer 'nope'; known:" in r.output and "stance" in r.output
+
+
+def test_trajectories_then_rewrite_with_a_baseline_policy(mini, tmp_path):
+    root, ds = mini
+    r = invoke("index", "--corpus", root / "corpus.jsonl", "--index", tmp_path / "idx")
+    assert r.exit_code == 0, r.output
+    claims = tmp_path / "claims.jsonl"
+    write_queries(claims, ds.queries()[:4])
+    out = tmp_path / "bfs.jsonl"
+    args = ["trajectories", "--claims", claims, "--qrels", root / "qrels.tsv", "--index", tmp_path / "idx"]
+    r = invoke(*args, "--out", out, "--depth", "2")
+    assert r.exit_code == 0, r.output
+    assert "4 claims (0 already done)" in r.output
+    again = invoke(*args, "--out", out, "--depth", "2")
+    assert again.exit_code == 0 and "4 claims (4 already done)" in again.output
+    r = invoke(
+        "rewrite",
+        "--claims",
+        claims,
+        "--index",
+        tmp_path / "idx",
+        "--policy",
+        "original",
+        "--out",
+        tmp_path / "q.jsonl",
+    )
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(line) for line in (tmp_path / "q.jsonl").read_text().splitlines()]
+    assert [row["text"] for row in rows] == [q.text for q in ds.queries()[:4]]

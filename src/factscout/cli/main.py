@@ -436,6 +436,40 @@ def _print_report(report: Any) -> None:
 
 @app.command()
 @friendly
+def trajectories(
+    claims: Annotated[Path, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?)")],
+    qrels: Annotated[Path, typer.Option(help="qrels of those claims (BEIR TSV or TREC)")],
+    index: Annotated[Path, typer.Option("--index", help="index directory: the black-box search endpoint")],
+    out_path: Annotated[Path, typer.Option("--out", help="trajectories JSONL (appended; reruns resume)")],
+    reward: Annotated[str, typer.Option(help="AP@50 | R@50 | RR (any cut-off)")] = "AP@50",
+    depth: Annotated[int, typer.Option(help="BFS depth limit (edits per sequence)")] = 4,
+    top_n: Annotated[int, typer.Option(help="sequences kept per claim")] = 5,
+    workers: Annotated[int, typer.Option(help="processes, one claim at a time each")] = 1,
+    seed: Annotated[int, typer.Option(help="seed of the random pruning")] = 0,
+) -> None:
+    """Generate edit trajectories by BFS against the index (training data for `factscout train rewrite`)."""
+    quiet_libraries()
+    from factscout.formats.beir import read_claims
+    from factscout.formats.trec import read_qrels
+    from factscout.retrieve import load_index
+    from factscout.rewrite import BfsConfig, SearchEnvironment, generate_trajectories
+
+    skipped: list[str] = []
+    items = list(read_claims(claims, skipped=skipped))
+    for line in skipped:
+        err.print(f"skipped: {line}", highlight=False, soft_wrap=True)
+    env = SearchEnvironment(load_index(index), read_qrels(qrels), reward)
+    config = BfsConfig(max_depth=depth, top_n=top_n, seed=seed)
+    summary = generate_trajectories(items, env, out_path, config, workers=workers, show_progress=err.is_terminal)
+    statuses = ", ".join(f"{n} {status}" for status, n in sorted(summary.statuses.items()))
+    err.print(
+        f"{summary.claims} claims ({summary.resumed} already done): {statuses}; {summary.sequences} sequences, "
+        f"{summary.candidates} candidate queries scored ({summary.candidates_per_second:,.0f}/s) -> {out_path}"
+    )
+
+
+@app.command()
+@friendly
 def rewrite(
     claim: Annotated[str | None, typer.Argument(help="the claim to rewrite (or give --claims FILE)")] = None,
     index: Annotated[Path, typer.Option("--index", help="index directory built with `factscout index`")] = Path(
