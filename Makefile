@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/query_planning.py --retriever bm25
 	$(PY) benchmarks/verdict.py --retriever hybrid
 	$(PY) benchmarks/verdict_classifier.py
+	$(PY) benchmarks/bfs_speed.py
 	$(PY) benchmarks/update_readme.py
 
 clean:
