@@ -231,3 +231,14 @@ class TestMissingWordNet:
 
         wordnet()
         assert str(Path(sys.prefix) / "share" / "nltk_data") in nltk.data.path
+
+
+def test_a_wordnet_entry_nltk_cannot_resolve_means_no_synonym(monkeypatch):
+    from factscout.rewrite import actions
+
+    class Broken:
+        def synsets(self, lemma, pos):
+            raise AttributeError("'NoneType' object has no attribute '_lemmas'")  # NLTK on a bad satellite
+
+    monkeypatch.setattr(actions, "wordnet", lambda: Broken())
+    assert actions.synonym("zzbrokenadjective", "ADJ", "JJ") is None

@@ -40,8 +40,10 @@ present (VBZ, VBP) has no tense action.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -77,6 +79,8 @@ WORDNET_HINT = (
     "WordNet is missing: run `bash scripts/install-wordnet.sh .venv` (offline, from Debian's wordnet-base) "
     "or `python -c \"import nltk; nltk.download('wordnet')\"`; needs `pip install nltk lemminflect`"
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +257,16 @@ def synonym(word: str, pos: str, tag: str = "") -> str | None:
     lemma = _lemma_of(word, pos)
     wn = wordnet()
     pos_set = ("a", "s") if wn_pos == "a" else (wn_pos,)
-    for synset in wn.synsets(lemma, wn_pos):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            synsets = wn.synsets(lemma, wn_pos)
+    except AttributeError:
+        # NLTK's reader over Debian's WordNet files cannot resolve a few adjective satellites
+        # ("No WordNet synset found for pos=a at offset=..."): such a word gets no synonym edit
+        log.debug("WordNet lookup failed for %r (%s); no synonym", lemma, wn_pos)
+        return None
+    for synset in synsets:
         if synset.pos() not in pos_set:
             continue
         for name in synset.lemma_names():
