@@ -267,7 +267,7 @@ def synonym(word: str, pos: str, tag: str = "") -> str | None:
         log.debug("WordNet lookup failed for %r (%s); no synonym", lemma, wn_pos)
         return None
     for synset in synsets:
-        if synset.pos() not in pos_set:
+        if synset is None or synset.pos() not in pos_set:  # None: an offset NLTK cannot resolve (above)
             continue
         for name in synset.lemma_names():
             surface = name.replace("_", " ").lower()

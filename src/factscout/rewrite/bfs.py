@@ -311,7 +311,22 @@ class _Writer:
 _WORKER: dict[str, Any] = {}
 
 
+def reopen_wordnet_files() -> None:
+    """Give this (forked) process its own WordNet data files. NLTK keeps them open and seeks
+    before each read; a forked child shares the parent's open files, and so their offsets, with
+    its siblings, so concurrent lookups read each other's positions ("No WordNet synset found
+    ... at offset")."""
+    try:
+        from nltk.corpus import wordnet as wn
+    except ImportError:
+        return
+    files = getattr(wn, "_data_file_map", None)  # NLTK's reader: pos -> open data file
+    if isinstance(files, dict):
+        files.clear()
+
+
 def _init_worker(source: EnvironmentSource, config: BfsConfig) -> None:
+    reopen_wordnet_files()
     _WORKER["env"] = source if isinstance(source, SearchEnvironment) else source()
     _WORKER["config"] = config
 
