@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/verdict.py --retriever hybrid
 	$(PY) benchmarks/verdict_classifier.py
 	$(PY) benchmarks/bfs_speed.py
+	$(PY) benchmarks/rewriting.py
 	$(PY) benchmarks/update_readme.py
 
 clean:
