@@ -34,7 +34,7 @@ was counted. ``counts`` count sentences, as the Quin+ rule does.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -232,10 +232,3 @@ def _day(text: str | None) -> dt.date | None:
 def days_between(published: dt.date | None, claim_date: dt.date | None) -> int | None:
     """``published - claim_date`` in days, ``None`` when either is unknown."""
     return (published - claim_date).days if published and claim_date else None
-
-
-def sentence_counts(sentences: Sequence[EvidenceSentence]) -> dict[str, int]:
-    out = dict.fromkeys(STANCES, 0)
-    for s in sentences:
-        out[s.stance] += 1
-    return out

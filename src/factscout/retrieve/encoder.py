@@ -16,12 +16,12 @@ import hashlib
 import logging
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from factscout.errors import MissingDependency
+from factscout.errors import InputError, MissingDependency
 
 log = logging.getLogger(__name__)
 
@@ -109,3 +109,17 @@ class Encoder:
             np.save(f, vectors)
         os.replace(tmp, path)
         return vectors
+
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+def embed_fn(encoder: object) -> Embed:
+    """``encoder.encode`` when it has one, else ``encoder`` itself when it is callable: the
+    selectors, the stance head and the verdict classifier accept either."""
+    encode = getattr(encoder, "encode", None)
+    if callable(encode):
+        return encode  # type: ignore[no-any-return]
+    if callable(encoder):
+        return encoder  # type: ignore[no-any-return]
+    raise InputError(f"encoder must have an encode(texts) method or be callable, got {encoder!r}")

@@ -15,7 +15,7 @@ all SciFact train claims (figures in ``factscout/verify/models/MODEL_CARD.md``).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +23,8 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.records import Claim, Passage
+from factscout.retrieve.encoder import embed_fn
 from factscout.verify.stance import Sentence
-
-Embed = Callable[[Sequence[str]], np.ndarray]
 
 # Tuned on all 809 SciFact train claims: micro sentence F1 0.418 (P 0.307, R 0.654); two-fold
 # cross-validated F1 0.412 (MODEL_CARD.md, "Sentence selection"; train_stance.py reproduces it).
@@ -54,15 +53,6 @@ def sentence_prf(predicted: Iterable[Hashable], gold: Iterable[Hashable]) -> PRF
     p = tp / len(pred) if pred else 0.0
     r = tp / len(true) if true else 0.0
     return PRF(p, r, 2 * p * r / (p + r) if p + r else 0.0)
-
-
-def _embed_fn(encoder: Any) -> Embed:
-    encode = getattr(encoder, "encode", None)
-    if callable(encode):
-        return encode  # type: ignore[no-any-return]
-    if callable(encoder):
-        return encoder  # type: ignore[no-any-return]
-    raise InputError(f"encoder must have an encode(texts) method or be callable, got {encoder!r}")
 
 
 class ThresholdSelector:
@@ -95,7 +85,7 @@ class ThresholdSelector:
             raise InputError("sentences must be a sequence of strings, not one string")
         if not sentences:
             return np.zeros(0, dtype=np.float32)
-        vectors = _normalise(_embed_fn(self.encoder)([claim_text, *sentences]))
+        vectors = _normalise(embed_fn(self.encoder)([claim_text, *sentences]))
         out: np.ndarray = vectors[1:] @ vectors[0]
         return out
 
@@ -175,7 +165,7 @@ def score_abstracts(
     claim_texts = list(dict.fromkeys(c.text for c, _, _ in pairs))
     doc_ids = list(dict.fromkeys(d for _, d, _ in pairs))
     sentences = [s for d in doc_ids for s in abstracts[d]]
-    encode = getattr(enc, "encode_cached", None) or _embed_fn(enc)
+    encode = getattr(enc, "encode_cached", None) or embed_fn(enc)
     claim_vecs = dict(zip(claim_texts, _normalise(encode(claim_texts)), strict=True))
     sent_vecs = _normalise(encode(sentences)) if sentences else np.zeros((0, 1), dtype=np.float32)
     offsets: dict[str, tuple[int, int]] = {}

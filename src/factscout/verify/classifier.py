@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.verify.stance import MODEL_DIR, BadModel, ModelNotFound, StanceModel, _embed_fn, _softmax
+from factscout.retrieve.encoder import embed_fn
+from factscout.verify.stance import MODEL_DIR, BadModel, ModelNotFound, StanceModel, _softmax
 from factscout.verify.verdict import NOT_ENOUGH_EVIDENCE, REFUTED, SUPPORTED
 
 if TYPE_CHECKING:
@@ -337,7 +338,7 @@ class VerdictClassifier:
         if not chosen:
             return []
         unique = list(dict.fromkeys(t for c, ts, _ in chosen for t in (c, *ts)))
-        vectors = np.asarray(_embed_fn(self.encoder)(unique), dtype=np.float32)
+        vectors = np.asarray(embed_fn(self.encoder)(unique), dtype=np.float32)
         if vectors.ndim != 2 or vectors.shape[1] != self.dimension:
             raise BadModel(f"the head was trained on {self.dimension}-d embeddings, the encoder gives {vectors.shape}")
         row = {t: i for i, t in enumerate(unique)}

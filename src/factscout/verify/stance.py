@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from factscout.errors import DataNotFound, FactscoutError, InputError
+from factscout.retrieve.encoder import embed_fn
 
 if TYPE_CHECKING:
     from factscout.records import Claim
@@ -39,8 +40,6 @@ STANCE_LABELS: tuple[str, str, str] = (SUPPORTS, REFUTES, NOT_ENOUGH_INFO)
 MODEL_DIR = Path(__file__).parent / "models"
 MODEL_FILE = MODEL_DIR / "stance_minilm.npz"
 FEATURES = "u,v,|u-v|,u*v,cos"
-
-Embed = Callable[[Sequence[str]], np.ndarray]
 
 
 class ModelNotFound(DataNotFound):
@@ -127,15 +126,6 @@ def _default_encoder() -> Any:
     from factscout.retrieve.encoder import Encoder
 
     return Encoder()
-
-
-def _embed_fn(encoder: Any) -> Embed:
-    encode = getattr(encoder, "encode", None)
-    if callable(encode):
-        return encode  # type: ignore[no-any-return]
-    if callable(encoder):
-        return encoder  # type: ignore[no-any-return]
-    raise InputError(f"encoder must have an encode(texts) method or be callable, got {encoder!r}")
 
 
 def sha256_of(path: str | Path) -> str:
@@ -270,7 +260,7 @@ class StanceModel:
         items = [s if isinstance(s, Sentence) else Sentence("", i, s) for i, s in enumerate(sentences)]
         if not items:
             return []
-        vectors = np.asarray(_embed_fn(self.encoder)([claim_text, *[s.text for s in items]]), dtype=np.float32)
+        vectors = np.asarray(embed_fn(self.encoder)([claim_text, *[s.text for s in items]]), dtype=np.float32)
         u = np.repeat(vectors[:1], len(items), axis=0)
         probs = self.predict_proba(u, vectors[1:])
         return [to_stance(s.passage_id, s.index, p) for s, p in zip(items, probs, strict=True)]
