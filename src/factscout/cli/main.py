@@ -69,6 +69,17 @@ def progress() -> Progress:
     )
 
 
+def _read_claims(path: Path) -> list[Any]:
+    """The claims of a BEIR query file; lines that are not claims are named on stderr and skipped."""
+    from factscout.formats.beir import read_claims
+
+    skipped: list[str] = []
+    items = list(read_claims(path, skipped=skipped))
+    for line in skipped:
+        err.print(f"skipped: {line}", highlight=False, soft_wrap=True)
+    return items
+
+
 def _parse_day(value: str | None, flag: str) -> dt.date | None:
     from factscout.temporal.dates import parse_date
 
@@ -365,7 +376,6 @@ def check(
     """Check a claim: plan, retrieve, fuse, select evidence sentences, classify stance, give a verdict."""
     quiet_libraries()
     from factscout.check import Checker, CheckSettings, CheckStats
-    from factscout.formats.beir import read_claims
     from factscout.formats.jsonl import write_jsonl
     from factscout.records import Claim
 
@@ -395,10 +405,7 @@ def check(
             _print_report(report)
         return
     assert claims is not None and out_path is not None  # for mypy: checked above
-    skipped: list[str] = []
-    items = list(read_claims(claims, skipped=skipped))
-    for line in skipped:
-        err.print(f"skipped: {line}", highlight=False, soft_wrap=True)
+    items = _read_claims(claims)
     stats = CheckStats()
     with progress() as bar:
         task = bar.add_task("checking claims", total=len(items))
@@ -449,15 +456,11 @@ def trajectories(
 ) -> None:
     """Generate edit trajectories by BFS against the index (training data for `factscout train rewrite`)."""
     quiet_libraries()
-    from factscout.formats.beir import read_claims
     from factscout.formats.trec import read_qrels
     from factscout.retrieve import load_index
     from factscout.rewrite import BfsConfig, SearchEnvironment, generate_trajectories
 
-    skipped: list[str] = []
-    items = list(read_claims(claims, skipped=skipped))
-    for line in skipped:
-        err.print(f"skipped: {line}", highlight=False, soft_wrap=True)
+    items = _read_claims(claims)
     env = SearchEnvironment(load_index(index), read_qrels(qrels), reward)
     config = BfsConfig(max_depth=depth, top_n=top_n, seed=seed)
     summary = generate_trajectories(items, env, out_path, config, workers=workers, show_progress=err.is_terminal)
@@ -494,7 +497,7 @@ def rewrite(
     """Rewrite a claim into a better search query with a learned edit policy (Kazemi et al. 2023)."""
     quiet_libraries()
     from factscout.errors import InputError
-    from factscout.formats.beir import read_claims, write_queries
+    from factscout.formats.beir import write_queries
     from factscout.formats.trec import read_qrels
     from factscout.records import Claim
     from factscout.retrieve import load_index
@@ -533,10 +536,7 @@ def rewrite(
         out.print(f"final query: {trace.final}", highlight=False, soft_wrap=True)
         return
     assert claims is not None and out_path is not None  # for mypy: checked above
-    skipped: list[str] = []
-    items = list(read_claims(claims, skipped=skipped))
-    for line in skipped:
-        err.print(f"skipped: {line}", highlight=False, soft_wrap=True)
+    items = _read_claims(claims)
     with progress() as bar:
         task = bar.add_task("rewriting claims", total=len(items))
         queries, failures = rewrite_all(items, engine, env, max_steps=max_steps, on_claim=lambda: bar.advance(task))
