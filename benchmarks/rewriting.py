@@ -29,7 +29,7 @@ from factscout.formats.beir import read_claims, read_corpus
 from factscout.formats.trec import read_qrels
 from factscout.retrieve import build_retriever
 from factscout.rewrite import ACTIONS, BfsConfig, SearchEnvironment, generate_trajectories, read_trajectories
-from factscout.rewrite.policy import ClassifierConfig, DtConfig, OriginalPolicy, RandomEditPolicy, rewrite_all
+from factscout.rewrite.policy import ClassifierConfig, DtConfig, OriginalPolicy, RandomEditPolicy, rewrite
 from factscout.rewrite.train_policy import TrainSettings, train_classifier, train_decision_transformer
 from factscout.verify.stance import MODEL_DIR
 
@@ -38,6 +38,12 @@ MEASURES = ("AP@50", "R@50", "RR")
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        "--dataset",
+        choices=("scifact", "checkthat2022"),
+        default="scifact",
+        help="scifact: train part vs the 202 held-out claims; checkthat2022: train tweets vs dev-test tweets",
+    )
     parser.add_argument("--claims", help="claims JSONL (BEIR queries); with --qrels, --corpus, --heldout")
     parser.add_argument("--qrels")
     parser.add_argument("--corpus")
@@ -48,6 +54,7 @@ def main() -> None:
     parser.add_argument("--dt-heads", type=int, default=4)
     parser.add_argument("--max-steps", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--negatives", type=int, default=2, help="random-edit sequences per claim (0: none)")
     args = parser.parse_args()
     quiet()
     import torch
@@ -57,6 +64,12 @@ def main() -> None:
         claims, qrels, corpus = list(read_claims(args.claims)), read_qrels(args.qrels), list(read_corpus(args.corpus))
         held = set(Path(args.heldout).read_text().split())
         name = args.claims
+    elif args.dataset == "checkthat2022":
+        data, test_data = load_dataset("checkthat2022", "train"), load_dataset("checkthat2022", "dev-test")
+        claims, corpus = [*data.claims, *test_data.claims], list(data.corpus)
+        qrels = {**data.qrels, **test_data.qrels}
+        held = {c.claim_id for c in test_data.claims}
+        name = "CheckThat 2022 2A (train -> dev-test)"
     else:
         data = load_dataset("scifact", "train")
         claims, qrels, corpus = list(data.claims), data.qrels, list(data.corpus)
@@ -71,8 +84,10 @@ def main() -> None:
     t = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "bfs.jsonl"
-        summary = generate_trajectories(train, env, out, BfsConfig(), workers=args.workers)
-        trajectories = read_trajectories(out)
+        config = BfsConfig(negatives=args.negatives)
+        summary = generate_trajectories(train, env, out, config, workers=args.workers)
+        with_negatives = read_trajectories(out)
+    trajectories = [tr for tr in with_negatives if not tr.negative]
     bfs_s = time.perf_counter() - t
     settings = TrainSettings(epochs=args.epochs, lr=3e-4)
     dt_config = {"hidden_size": args.dt_hidden, "n_layer": args.dt_layers, "n_head": args.dt_heads}
@@ -80,6 +95,9 @@ def main() -> None:
     classifier = train_classifier(trajectories, ClassifierConfig(), TrainSettings(epochs=args.epochs, lr=1e-3))
     dense = train_decision_transformer(trajectories, DtConfig(**dt_config, reward="dense"), settings)
     sparse = train_decision_transformer(trajectories, DtConfig(**dt_config, reward="sparse"), settings)
+    if args.negatives:
+        dense_neg = train_decision_transformer(with_negatives, DtConfig(**dt_config, reward="dense"), settings)
+        sparse_neg = train_decision_transformer(with_negatives, DtConfig(**dt_config, reward="sparse"), settings)
     train_s = time.perf_counter() - t
 
     runs = [
@@ -91,19 +109,31 @@ def main() -> None:
         ("DT dense, env stop (reads qrels: upper bound)", dense.policy, env, args.max_steps),
         ("DT sparse, env stop (reads qrels: upper bound)", sparse.policy, env, args.max_steps),
     ]
+    if args.negatives:
+        runs += [
+            ("DT dense + negatives, no qrels at inference", dense_neg.policy, None, args.max_steps),
+            ("DT sparse + negatives, no qrels at inference", sparse_neg.policy, None, args.max_steps),
+            ("DT dense + negatives, env stop (upper bound)", dense_neg.policy, env, args.max_steps),
+            ("DT sparse + negatives, env stop (upper bound)", sparse_neg.policy, env, args.max_steps),
+        ]
     rows, headline, actions = [], {"benchmark": "rewriting", "eval": name, "retriever": "bm25"}, {}
     base = None
+    kinds_of: dict[str, Counter[str]] = {}
     for label, policy, inference_env, steps in runs:
-        queries, _ = rewrite_all(test, policy, inference_env, max_steps=steps)
+        traces = [rewrite(c, policy, inference_env, max_steps=steps) for c in test]
+        queries = [tr.final for tr in traces]
+        kinds_of[label] = Counter(ACTIONS[a].kind for tr in traces for a in tr.actions)
         scores = {
-            m: float(np.mean([envs[m].reward(c, q.text) for c, q in zip(test, queries, strict=True)])) for m in MEASURES
+            m: float(np.mean([envs[m].reward(c, q) for c, q in zip(test, queries, strict=True)])) for m in MEASURES
         }
         base = base if base is not None else scores["AP@50"]
         rows.append([label, *[scores[m] for m in MEASURES], f"{scores['AP@50'] / base - 1:+.1%}"])
         headline[label] = round(scores["AP@50"], 4)
-        changed = sum(q.text != c.text for c, q in zip(test, queries, strict=True))
+        changed = sum(q != c.text for c, q in zip(test, queries, strict=True))
         actions[label] = changed
     kinds = Counter(ACTIONS[s.action].kind for tr in trajectories for s in tr.steps)
+    kind_names = ("remove", "swap_synonym", "add_synonym", "present_simple")
+    kind_rows = [[label, sum(k.values()), *[k.get(n, 0) for n in kind_names]] for label, k in kinds_of.items()]
     text = "\n".join(
         [
             f"### Query rewriting on held-out claims ({name}: {len(train)} training claims, {len(test)} held out; BM25)",
@@ -115,10 +145,18 @@ def main() -> None:
             f"(classifier + two DTs, {dt_config}, frozen MiniLM states, {args.epochs} epochs) {train_s:.0f} s "
             f"on {machine()}.",
             "",
-            "Reproduce: `python benchmarks/rewriting.py`",
+            "Edits the policies made on the held-out claims, by kind:",
+            "",
+            markdown_table(["policy", "edits", *kind_names], kind_rows),
+            "",
+            f"Negative training sequences: {args.negatives} random-edit sequences per training claim "
+            f"({sum(tr.negative for tr in with_negatives)} in all) for the `+ negatives` rows; the classifier never "
+            "trains on them.",
+            "",
+            f"Reproduce: `python benchmarks/rewriting.py{' --dataset ' + args.dataset if args.dataset != 'scifact' and not args.claims else ''}`",
         ]
     )
-    publish("rewriting", text, headline)
+    publish("rewriting" if args.dataset == "scifact" or args.claims else f"rewriting_{args.dataset}", text, headline)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,28 @@ class TestSearchClaim:
         assert search_claim(Claim("c2", "sunlight"), env).status == "at_max"
         assert search_claim(Claim("c6", "solar"), env).status == "no_relevant"
 
+    def test_negative_sequences_follow_and_are_marked(self, env, tmp_path):
+        config = BfsConfig(random_prune=0.0, negatives=3, max_depth=2)
+        plain = search_claim(CLAIM, env, BfsConfig(random_prune=0.0, max_depth=2))
+        result = search_claim(CLAIM, env, config)
+        n = len(plain.trajectories)
+        assert result.trajectories[:n] == plain.trajectories  # the BFS part is unchanged
+        negatives = result.trajectories[n:]
+        assert len(negatives) == 3 and all(t.negative for t in negatives)
+        assert not any(t.negative for t in plain.trajectories)
+        for j, t in enumerate(negatives):
+            assert {s.sequence for s in t.steps} == {n + j} and len(t.steps) == 2
+            assert t.steps[0].query == CLAIM.text and t.steps[1].query == t.steps[0].next_query
+            for s in t.steps:  # rewards are the environment's, whichever way they went
+                assert s.next_reward == pytest.approx(env.reward(CLAIM, s.next_query))
+        assert search_claim(CLAIM, env, config) == result  # seeded
+        # a claim already at its best still gets negatives; one without judgements does not
+        assert all(t.negative for t in search_claim(Claim("c2", "sunlight"), env, config).trajectories)
+        assert search_claim(Claim("c6", "none"), env, config).trajectories == ()
+        out = tmp_path / "t.jsonl"
+        generate_trajectories([CLAIM], env, out, config)
+        assert sum(t.negative for t in read_trajectories(out)) == 3
+
     def test_bad_config(self):
         with pytest.raises(InputError):
             BfsConfig(max_depth=0)

@@ -175,6 +175,18 @@ class TestClassifierAndBaselines:
         assert trace.actions == (96,)  # one edit only
         assert rewrite(C5, result.policy).actions == (97,)
 
+    def test_negative_sequences_train_the_dt_but_not_the_classifier(self, bfs_file, tmp_path):
+        # a random edit that hurt c1: "add synonym" somewhere, reward 1/3 -> 0.1
+        bad = {**_row("c1", 1, 0, C1.text, 97, "remove 'report' at 1", "Committee on solar weather", 1 / 3, 0.1)}
+        bad["negative"] = True
+        path = tmp_path / "neg.jsonl"
+        write_jsonl(path, [*BFS_ROWS, bad])
+        with_neg = read_trajectories(path)
+        assert [t.negative for t in with_neg] == [False, False, True]  # file order: c1, c5, then c1 again
+        small = ClassifierConfig(hidden=32, encoder="hashing")
+        assert train_classifier(with_neg, small, TrainSettings(epochs=2)).examples == 2  # negatives left out
+        assert train_decision_transformer(with_neg, TINY_DT, TrainSettings(epochs=2)).examples == 3
+
     def test_random_policy_only_picks_valid_actions_and_is_seeded(self):
         for text in SENTENCES:
             for seed in range(5):

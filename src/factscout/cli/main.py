@@ -365,6 +365,9 @@ def check(
     depth: Annotated[int, typer.Option(help="passages retrieved per query")] = 100,
     rerank: Annotated[bool, typer.Option("--rerank", help="re-rank the top 50 with factscout's cross-encoder")] = False,
     selector: Annotated[str, typer.Option(help="evidence sentences: threshold | bio (the BIO tagger)")] = "threshold",
+    stance: Annotated[
+        str, typer.Option(help="head (SBERT-style, fast) | cross (cross-encoder: claim and sentence read together)")
+    ] = "head",
     verdict: Annotated[
         str, typer.Option(help="rule (Quin+ count rule) | classifier (QuanTemp++, can say conflicting)")
     ] = "rule",
@@ -391,6 +394,7 @@ def check(
         date_filter=not no_date_filter,
         rerank=rerank,
         selector=selector,
+        stance=stance,
         verdict=verdict,
     )
     checker = Checker.from_index(index, settings)
@@ -453,6 +457,9 @@ def trajectories(
     top_n: Annotated[int, typer.Option(help="sequences kept per claim")] = 5,
     workers: Annotated[int, typer.Option(help="processes, one claim at a time each")] = 1,
     seed: Annotated[int, typer.Option(help="seed of the random pruning")] = 0,
+    negatives: Annotated[
+        int, typer.Option(help="random-edit (negative) sequences per claim, for the decision transformer")
+    ] = 0,
 ) -> None:
     """Generate edit trajectories by BFS against the index (training data for `factscout train rewrite`)."""
     quiet_libraries()
@@ -462,7 +469,7 @@ def trajectories(
 
     items = _read_claims(claims)
     env = SearchEnvironment(load_index(index), read_qrels(qrels), reward)
-    config = BfsConfig(max_depth=depth, top_n=top_n, seed=seed)
+    config = BfsConfig(max_depth=depth, top_n=top_n, seed=seed, negatives=negatives)
     summary = generate_trajectories(items, env, out_path, config, workers=workers, show_progress=err.is_terminal)
     statuses = ", ".join(f"{n} {status}" for status, n in sorted(summary.statuses.items()))
     err.print(
@@ -549,6 +556,7 @@ def rewrite(
 
 TRAINERS = {
     "stance": ("factscout.verify.train_stance", []),
+    "stance-cross": ("factscout.verify.train_cross_stance", []),
     "rerank": ("factscout.rerank.train", []),
     "selector": ("factscout.select.train_tagger", []),
     "classifier": ("factscout.verify.train_classifier", []),

@@ -43,7 +43,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -69,12 +69,15 @@ class BfsConfig:
     top_n: int = 5
     max_frontier: int = 32
     seed: int = 0
+    negatives: int = 0  # random-edit sequences per claim, kept whatever their rewards (for the DT)
 
     def __post_init__(self) -> None:
         for name in ("max_depth", "top_n", "max_frontier"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
+        if not isinstance(self.negatives, int) or isinstance(self.negatives, bool) or self.negatives < 0:
+            raise InputError(f"negatives must be a non-negative integer, got {self.negatives!r}")
         if not self.min_gain >= 0.0:
             raise InputError(f"min_gain must be >= 0, got {self.min_gain!r}")
         if not 0.0 <= self.random_prune < 1.0:
@@ -94,9 +97,15 @@ class Step:
     next_query: str
     reward: float
     next_reward: float
+    negative: bool = False  # part of a random-edit sequence, not a BFS improvement
 
     def to_row(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        """The JSONL row; ``negative`` appears only on random-edit steps (rows of BFS steps keep
+        the original format)."""
+        row = {f.name: getattr(self, f.name) for f in fields(self)}
+        if not self.negative:
+            del row["negative"]
+        return row
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +126,11 @@ class Trajectory:
     @property
     def actions(self) -> tuple[int, ...]:
         return tuple(s.action for s in self.steps)
+
+    @property
+    def negative(self) -> bool:
+        """A random-edit sequence (its rewards may fall), not an improving BFS sequence."""
+        return any(s.negative for s in self.steps)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +181,40 @@ def _reached(text: str, visited: dict[str, float]) -> list[tuple[Edit, float]]:
 
 def search_claim(claim: Claim, environment: SearchEnvironment, config: BfsConfig | None = None) -> ClaimResult:
     """Depth-limited, improvement-only BFS over edit sequences for one claim (pure given a
-    deterministic retriever: the output depends only on the claim, the retriever and ``config``)."""
+    deterministic retriever: the output depends only on the claim, the retriever and ``config``).
+
+    With ``config.negatives`` > 0, that many random-edit sequences of up to ``max_depth`` edits
+    follow the BFS sequences (``Step.negative``; sequence numbers after the BFS ones), for claims
+    with relevant passages whatever the BFS found: the decision transformer then also sees what
+    low returns look like (the "negative training sequences" of Kazemi et al.).
+    """
     config = config or BfsConfig()
+    result = _bfs(claim, environment, config)
+    if not config.negatives or result.status == "no_relevant":
+        return result
+    rng = random.Random(f"{config.seed}:negatives:{claim.claim_id}")
+    extra: list[Trajectory] = []
+    candidates = result.candidates
+    for j in range(config.negatives):
+        text, reward, steps = claim.text, result.reward, []
+        for i in range(config.max_depth):
+            edits = valid_edits(text)
+            if not edits:
+                break
+            edit = edits[rng.randrange(len(edits))]
+            after = environment.reward(claim, edit.next_query)
+            candidates += 1
+            seq = len(result.trajectories) + j
+            steps.append(
+                Step(claim.claim_id, seq, i, text, edit.action_id, edit.description, edit.next_query, reward, after, True)
+            )
+            text, reward = edit.next_query, after
+        if steps:
+            extra.append(Trajectory(claim.claim_id, tuple(steps)))
+    return replace(result, trajectories=(*result.trajectories, *extra), candidates=candidates)
+
+
+def _bfs(claim: Claim, environment: SearchEnvironment, config: BfsConfig) -> ClaimResult:
     best = environment.max_reward(claim)
     if best <= 0.0:
         return ClaimResult(claim.claim_id, "no_relevant", 0.0, 0.0)

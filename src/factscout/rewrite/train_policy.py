@@ -190,12 +190,13 @@ def train_decision_transformer(
 def train_classifier(
     trajectories: Sequence[Trajectory], config: ClassifierConfig | None = None, settings: TrainSettings | None = None
 ) -> TrainResult:
-    """Fit a :class:`OneActionClassifier` on the first edit of every trajectory."""
+    """Fit a :class:`OneActionClassifier` on the first edit of every improving trajectory
+    (random-edit "negative" sequences are left out: they would teach it edits that hurt)."""
     torch = _torch()
     config, settings = config or ClassifierConfig(), settings or TrainSettings(lr=1e-3)
     start = time.perf_counter()
     torch.manual_seed(settings.seed)
-    data, skipped = _sequences(trajectories, 1)
+    data, skipped = _sequences([t for t in trajectories if not t.negative], 1)
     if not data:
         raise InputError("no usable trajectories to train on")
     policy = OneActionClassifier(config)
