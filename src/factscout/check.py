@@ -58,6 +58,7 @@ class Reranker(Protocol):
 
 
 SELECTORS = ("threshold", "bio")
+STANCES = ("head", "cross")
 VERDICT_METHODS = ("rule", "classifier")
 
 
@@ -73,6 +74,7 @@ class CheckSettings:
     rerank_depth: int = 50
     date_filter: bool = True
     selector: str = "threshold"  # or "bio": the BIO tagger (more precise, finds less; select/models)
+    stance: str = "head"  # or "cross": the stance cross-encoder (reads claim and sentence together; slower)
     verdict: str = "rule"  # or "classifier": the QuanTemp++ classifier over the top-3 evidence (4 labels)
     threshold: float | None = None  # embedding-threshold selector; None: the tuned default
     min_evidence: int | None = None  # count rule; None: the tuned defaults
@@ -88,6 +90,8 @@ class CheckSettings:
             raise InputError(f"no verdict method {self.verdict!r}; known: {', '.join(VERDICT_METHODS)}")
         if self.selector not in SELECTORS:
             raise InputError(f"no selector {self.selector!r}; known: {', '.join(SELECTORS)}")
+        if self.stance not in STANCES:
+            raise InputError(f"no stance model {self.stance!r}; known: {', '.join(STANCES)}")
         if self.passages > self.depth:
             raise InputError(f"passages ({self.passages}) cannot exceed the retrieval depth ({self.depth})")
 
@@ -172,11 +176,15 @@ class Checker:
             reranker = CrossEncoderReranker.load()
         self.reranker = reranker
         self._classifier: Any = None
+        self.provenance: dict[str, Any] = dict(provenance or {})
+        tuned = (DEFAULT_MIN_EVIDENCE, DEFAULT_MIN_CONFIDENCE)
+        if s.stance == "cross":
+            tuned = getattr(self.stance, "rule_thresholds", None) or tuned  # tuned with that model
         self.rule = rule or CountRule(
-            DEFAULT_MIN_EVIDENCE if s.min_evidence is None else s.min_evidence,
-            DEFAULT_MIN_CONFIDENCE if s.min_confidence is None else s.min_confidence,
+            tuned[0] if s.min_evidence is None else s.min_evidence,
+            tuned[1] if s.min_confidence is None else s.min_confidence,
         )
-        self.provenance = {"settings": asdict(s), "rule": repr(self.rule), **(provenance or {})}
+        self.provenance = {"settings": asdict(s), "rule": repr(self.rule), **self.provenance}
 
     @classmethod
     def from_index(
@@ -227,18 +235,29 @@ class Checker:
     @property
     def stance(self) -> Any:
         if self._stance is None:
-            from factscout.verify.stance import StanceModel
+            if self.settings.stance == "cross":
+                from factscout.verify.cross_stance import CrossStanceModel
 
-            self._stance = StanceModel.load(encoder=self.encoder)
-            self.provenance["stance_model"] = dict(getattr(self._stance, "info", {}) or {})
+                self._stance = CrossStanceModel.load()
+            else:
+                from factscout.verify.stance import StanceModel
+
+                self._stance = StanceModel.load(encoder=self.encoder)
+            self.provenance["stance_model"] = {
+                "kind": self.settings.stance,
+                **dict(getattr(self._stance, "info", {}) or {}),
+            }
         return self._stance
 
     @property
     def classifier(self) -> Any:
         if self._classifier is None:
             from factscout.verify.classifier import VerdictClassifier
+            from factscout.verify.stance import StanceModel
 
-            self._classifier = VerdictClassifier.load(encoder=self.encoder, stance=self.stance)
+            # the classifier was trained on the SBERT-style head's probabilities
+            head = self.stance if isinstance(self.stance, StanceModel) else None
+            self._classifier = VerdictClassifier.load(encoder=self.encoder, stance=head)
         return self._classifier
 
     # -- the pipeline --

@@ -87,6 +87,9 @@ def build_network(config: Mapping[str, Any]) -> Any:
 
     ``config`` holds ``backbone``, ``rank``, ``alpha``, ``targets`` and ``dropout``. The adapters
     start as zero updates (``B = 0``), so a fresh network scores like the bi-encoder backbone.
+    With ``num_labels`` > 0 (the stance cross-encoder) the head is a linear classifier over the
+    joint encoding's first token and its mean-pooled first and second segments (``u``, ``v``,
+    ``|u - v|``, ``u * v``) and the network returns ``(n, num_labels)`` logits instead of scores.
     """
     torch = _torch()
     nn = torch.nn
@@ -127,9 +130,16 @@ def build_network(config: Mapping[str, Any]) -> Any:
                         ),
                     )
             dim = int(self.encoder.config.hidden_size)
-            self.head_scale = nn.Parameter(torch.tensor(float(config.get("init_scale", 20.0))))
-            self.head_product = nn.Parameter(torch.zeros(dim))
-            self.head_bias = nn.Parameter(torch.zeros(()))
+            self.labels = int(config.get("num_labels", 0))
+            if self.labels:
+                # class head over the joint encoding: [CLS, u, v, |u - v|, u * v] -> labels
+                self.head_linear = nn.Linear(5 * dim, self.labels)
+                nn.init.normal_(self.head_linear.weight, std=0.02)
+                nn.init.zeros_(self.head_linear.bias)
+            else:
+                self.head_scale = nn.Parameter(torch.tensor(float(config.get("init_scale", 20.0))))
+                self.head_product = nn.Parameter(torch.zeros(dim))
+                self.head_bias = nn.Parameter(torch.zeros(()))
 
         def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
             states = self.encoder(
@@ -140,6 +150,8 @@ def build_network(config: Mapping[str, Any]) -> Any:
             first = mask - second
             u = (states * first).sum(1) / first.sum(1).clamp(min=1.0)
             v = (states * second).sum(1) / second.sum(1).clamp(min=1.0)
+            if self.labels:
+                return self.head_linear(torch.cat([states[:, 0], u, v, (u - v).abs(), u * v], dim=-1))
             u = nn.functional.normalize(u, dim=-1)
             v = nn.functional.normalize(v, dim=-1)
             product = u * v
@@ -155,6 +167,104 @@ def trainable_state(network: Any) -> dict[str, np.ndarray]:
         for name, p in network.named_parameters()
         if p.requires_grad or name.startswith("head_") or ".lora_" in name
     }
+
+
+def read_lora_file(file: Path, fmt: str, what: str) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """(config, adapter/head arrays) of a ``.npz`` written by :func:`write_lora_file` in format ``fmt``."""
+    if not file.is_file():
+        raise ModelNotFound(f"no {what} model at {file}")
+    try:
+        with np.load(file, allow_pickle=False) as data:
+            config = json.loads(str(data["config"]))
+            arrays = {k[len("param/") :]: np.asarray(data[k], dtype=np.float32) for k in data if k.startswith("param/")}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise BadModel(f"{file} is not a factscout {what}: {exc}") from None
+    if not isinstance(config, dict) or config.get("format") != fmt:
+        found = config.get("format") if isinstance(config, dict) else "?"
+        raise BadModel(f"{file} is not a factscout {what} (format {found!r}, expected {fmt!r})")
+    if config.get("format_version") != FORMAT_VERSION:
+        raise BadModel(
+            f"{file} has format version {config.get('format_version')}, this factscout reads {FORMAT_VERSION}"
+        )
+    return config, arrays
+
+
+def write_lora_file(file: Path, network: Any, config: Mapping[str, Any]) -> Path:
+    """Write ``config`` and the network's trainable arrays (fp16, no pickles) to a ``.npz`` file."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    arrays: dict[str, np.ndarray] = {"config": np.array(json.dumps(dict(config), sort_keys=True))}
+    for name, value in sorted(trainable_state(network).items()):
+        arrays[f"param/{name}"] = value.astype(np.float16)
+    with open(file, "wb") as f:
+        np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+    return file
+
+
+def network_from_state(
+    config: Mapping[str, Any], arrays: Mapping[str, np.ndarray], source: str = "?"
+) -> tuple[Any, Any]:
+    """(network, tokenizer) built from a config and the adapter/head arrays, checked to fit."""
+    torch = _torch()
+    from transformers import AutoTokenizer
+
+    try:
+        network = build_network(config)
+        tokenizer = AutoTokenizer.from_pretrained(backbone_path(str(config["backbone"])))
+    except KeyError as exc:
+        raise BadModel(f"{source}: the model config lacks {exc}") from None
+    params = dict(network.named_parameters())
+    wanted = trainable_state(network)
+    missing = sorted(set(wanted) - set(arrays))
+    extra = sorted(set(arrays) - set(wanted))
+    if missing or extra:
+        raise BadModel(f"{source} does not fit the backbone: missing {missing[:3]}, unexpected {extra[:3]}")
+    with torch.no_grad():
+        for name, value in arrays.items():
+            if tuple(params[name].shape) != value.shape:
+                raise BadModel(
+                    f"{source}: {name} has shape {value.shape}, the network needs {tuple(params[name].shape)}"
+                )
+            params[name].copy_(torch.from_numpy(value))
+    return network, tokenizer
+
+
+def run_pairs(
+    network: Any,
+    tokenizer: Any,
+    firsts: Sequence[str],
+    seconds: Sequence[str],
+    *,
+    max_length: int,
+    batch_size: int,
+    device: str = "cpu",
+) -> np.ndarray:
+    """The network's outputs (scores ``(n,)`` or logits ``(n, k)``) for paired texts, in input order.
+
+    Batches are formed in order of length (less padding) and are deterministic.
+    """
+    if len(firsts) != len(seconds):
+        raise InputError(f"{len(firsts)} first texts but {len(seconds)} second texts")
+    torch = _torch()
+    order = sorted(range(len(seconds)), key=lambda i: (-len(seconds[i]) - len(firsts[i]), i))
+    out: np.ndarray | None = None
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            enc = tokenizer(
+                [firsts[i] for i in idx],
+                [seconds[i] or " " for i in idx],
+                truncation="longest_first",
+                max_length=max_length,
+                padding=True,
+                return_tensors="pt",
+            )
+            if "token_type_ids" not in enc:
+                enc["token_type_ids"] = torch.zeros_like(enc["input_ids"])
+            values = network(**{k: v.to(device) for k, v in enc.items()}).float().cpu().numpy()
+            if out is None:
+                out = np.zeros((len(order), *values.shape[1:]), dtype=np.float32)
+            out[idx] = values
+    return out if out is not None else np.zeros(0, dtype=np.float32)
 
 
 # --- the re-ranker ---------------------------------------------------------------------------
@@ -218,25 +328,11 @@ class CrossEncoderReranker:
         ``backbone`` overrides where the backbone is read from (a folder holding the same model).
         """
         file = Path(path) if path is not None else MODEL_FILE
-        if not file.is_file():
-            hint = " (reinstall factscout, or train one: python -m factscout.rerank.train --out DIR)"
-            raise ModelNotFound(f"no re-ranker model at {file}{hint if path is None else ''}")
-        try:
-            with np.load(file, allow_pickle=False) as data:
-                config = json.loads(str(data["config"]))
-                arrays = {
-                    k[len("param/") :]: np.asarray(data[k], dtype=np.float32) for k in data if k.startswith("param/")
-                }
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-            raise BadModel(f"{file} is not a factscout re-ranker: {exc}") from None
-        if not isinstance(config, dict) or config.get("format") != FORMAT:
-            raise BadModel(
-                f"{file} is not a factscout re-ranker (format {config.get('format') if isinstance(config, dict) else '?'!r}, expected {FORMAT!r})"
+        if not file.is_file() and path is None:
+            raise ModelNotFound(
+                f"no re-ranker model at {file} (reinstall factscout, or train one: python -m factscout.rerank.train --out DIR)"
             )
-        if config.get("format_version") != FORMAT_VERSION:
-            raise BadModel(
-                f"{file} has format version {config.get('format_version')}, this factscout reads {FORMAT_VERSION}"
-            )
+        config, arrays = read_lora_file(file, FORMAT, "re-ranker")
         if backbone is not None:
             config = {**config, "backbone": backbone}
         return cls.from_state(config, arrays, batch_size=batch_size, source=str(file), device=device)
@@ -252,27 +348,7 @@ class CrossEncoderReranker:
         device: str = "cpu",
     ) -> CrossEncoderReranker:
         """A re-ranker from a config and the adapter/head arrays (what :meth:`load` reads)."""
-        torch = _torch()
-        from transformers import AutoTokenizer
-
-        try:
-            network = build_network(config)
-            tokenizer = AutoTokenizer.from_pretrained(backbone_path(str(config["backbone"])))
-        except KeyError as exc:
-            raise BadModel(f"{source}: the model config lacks {exc}") from None
-        params = dict(network.named_parameters())
-        wanted = trainable_state(network)
-        missing = sorted(set(wanted) - set(arrays))
-        extra = sorted(set(arrays) - set(wanted))
-        if missing or extra:
-            raise BadModel(f"{source} does not fit the backbone: missing {missing[:3]}, unexpected {extra[:3]}")
-        with torch.no_grad():
-            for name, value in arrays.items():
-                if tuple(params[name].shape) != value.shape:
-                    raise BadModel(
-                        f"{source}: {name} has shape {value.shape}, the network needs {tuple(params[name].shape)}"
-                    )
-                params[name].copy_(torch.from_numpy(value))
+        network, tokenizer = network_from_state(config, arrays, source)
         return cls(
             network.to(device),
             tokenizer,
@@ -313,8 +389,6 @@ class CrossEncoderReranker:
 
     def save(self, path: str | Path, *, interpolation: float | None = None, config: Mapping[str, Any]) -> Path:
         """Write the adapters and head (fp16, no pickles) with ``config`` to a ``.npz`` file."""
-        file = Path(path)
-        file.parent.mkdir(parents=True, exist_ok=True)
         full = {
             **config,
             "format": FORMAT,
@@ -323,12 +397,7 @@ class CrossEncoderReranker:
             "interpolation": self.interpolation if interpolation is None else float(interpolation),
             "info": self.info,
         }
-        arrays: dict[str, np.ndarray] = {"config": np.array(json.dumps(full, sort_keys=True))}
-        for name, value in sorted(trainable_state(self.network).items()):
-            arrays[f"param/{name}"] = value.astype(np.float16)
-        with open(file, "wb") as f:
-            np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
-        return file
+        return write_lora_file(Path(path), self.network, full)
 
     # -- scoring --
 
@@ -343,27 +412,15 @@ class CrossEncoderReranker:
         """Scores of paired claims and passage texts, in batches ordered by length (deterministic)."""
         if len(claims) != len(texts):
             raise InputError(f"{len(claims)} claims but {len(texts)} passage texts")
-        if not texts:
-            return np.zeros(0, dtype=np.float32)
-        torch = _torch()
-        order = sorted(range(len(texts)), key=lambda i: (-len(texts[i]) - len(claims[i]), i))
-        out = np.zeros(len(texts), dtype=np.float32)
-        with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                idx = order[start : start + self.batch_size]
-                enc = self.tokenizer(
-                    [claims[i] for i in idx],
-                    [texts[i] or " " for i in idx],
-                    truncation="longest_first",
-                    max_length=self.max_length,
-                    padding=True,
-                    return_tensors="pt",
-                )
-                if "token_type_ids" not in enc:
-                    enc["token_type_ids"] = torch.zeros_like(enc["input_ids"])
-                scores = self.network(**{k: v.to(self.device) for k, v in enc.items()})
-                out[idx] = scores.float().cpu().numpy()
-        return out
+        return run_pairs(
+            self.network,
+            self.tokenizer,
+            claims,
+            texts,
+            max_length=self.max_length,
+            batch_size=self.batch_size,
+            device=self.device,
+        )
 
     def rerank(
         self,

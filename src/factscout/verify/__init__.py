@@ -3,10 +3,13 @@
 ``StanceModel.load().predict(claim, sentences) -> [Stance]`` classifies each selected
 :class:`Sentence` as supports / refutes / not enough info with factscout's own SBERT-style head
 (Reimers & Gurevych 2019) over frozen MiniLM embeddings; ``CountRule()(stances) -> Verdict``
-applies the Quin+ count rule (Samarinas et al. 2021). Training: ``python -m
-factscout.verify.train_stance --out DIR``.
+applies the Quin+ count rule (Samarinas et al. 2021). ``CrossStanceModel`` is the cross-encoder
+alternative (claim and sentence read together; ``factscout check --stance cross``). Training:
+``python -m factscout.verify.train_stance --out DIR`` and ``python -m
+factscout.verify.train_cross_stance --out DIR``.
 """
 
+from factscout.verify.cross_stance import CrossStanceModel
 from factscout.verify.stance import (
     NOT_ENOUGH_INFO,
     REFUTES,
@@ -47,6 +50,7 @@ __all__ = [
     "VERDICT_LABELS",
     "BadModel",
     "CountRule",
+    "CrossStanceModel",
     "ModelNotFound",
     "RuleFit",
     "Sentence",

@@ -1,0 +1,180 @@
+"""Stance as a cross-encoder: the claim and an evidence sentence read together (NLI style).
+
+The SBERT-style head (:class:`~factscout.verify.stance.StanceModel`) compares two separately
+pooled embeddings, so it barely sees a "not" or a swapped quantity; a cross-encoder lets every
+claim token attend to every sentence token, the way NLI models read a premise and a hypothesis
+(the MNLI-trained RoBERTa that Quin+ uses; Samarinas et al. 2021). No NLI model loads offline
+here, so factscout trains its own over the offline all-MiniLM-L6-v2 backbone (``python -m
+factscout.verify.train_cross_stance --out DIR``) and ships only what differs from it: LoRA
+adapters on every layer's attention and a linear 3-class head over the joint encoding, fp16 in
+``models/stance_cross_minilm.npz`` (the network is :func:`factscout.rerank.cross_encoder.build_network`
+with ``num_labels=3``).
+
+The model file also carries the count-rule thresholds tuned for its probabilities
+(:attr:`CrossStanceModel.rule_thresholds`), since a better-calibrated stance model wants
+different ones from the head's.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from factscout.errors import InputError
+from factscout.rerank.cross_encoder import (
+    FORMAT_VERSION,
+    BadModel,
+    ModelNotFound,
+    network_from_state,
+    read_lora_file,
+    run_pairs,
+    write_lora_file,
+)
+from factscout.verify.stance import STANCE_LABELS, Sentence, Stance, _softmax, to_stance
+
+if TYPE_CHECKING:
+    from factscout.records import Claim
+
+MODEL_DIR = Path(__file__).parent / "models"
+MODEL_FILE = MODEL_DIR / "stance_cross_minilm.npz"
+FORMAT = "factscout-stance-cross-lora"
+
+
+class CrossStanceModel:
+    """Three-way stance (:data:`STANCE_LABELS`) of evidence sentences from a cross-encoder.
+
+    Same interface as :class:`~factscout.verify.stance.StanceModel`: ``predict(claim, sentences)
+    -> [Stance]``; ``predict_pairs(claims, sentences) -> (n, 3)`` probabilities for paired texts.
+    """
+
+    def __init__(
+        self,
+        network: Any,
+        tokenizer: Any,
+        *,
+        max_length: int = 128,
+        batch_size: int = 32,
+        info: Mapping[str, Any] | None = None,
+        rule: Mapping[str, Any] | None = None,
+        device: str = "cpu",
+        cache_size: int = 20_000,
+    ) -> None:
+        if not isinstance(max_length, int) or max_length < 8:
+            raise InputError(f"max_length must be an int >= 8, got {max_length!r}")
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise InputError(f"batch_size must be a positive int, got {batch_size!r}")
+        self.network = network
+        self.tokenizer = tokenizer
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.info = dict(info or {})
+        self.rule = dict(rule or {})
+        self.device = device
+        self.cache_size = cache_size
+        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        network.eval()
+
+    @property
+    def rule_thresholds(self) -> tuple[int, float] | None:
+        """``(min_evidence, min_confidence)`` of the count rule tuned for this model, if stored."""
+        if "min_evidence" in self.rule and "min_confidence" in self.rule:
+            return int(self.rule["min_evidence"]), float(self.rule["min_confidence"])
+        return None
+
+    # -- persistence --
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, *, batch_size: int = 32, device: str = "cpu") -> CrossStanceModel:
+        """Load weights saved by :meth:`save`; by default the ones shipped with factscout (offline)."""
+        file = Path(path) if path is not None else MODEL_FILE
+        if not file.is_file() and path is None:
+            raise ModelNotFound(
+                f"no stance cross-encoder at {file} (reinstall factscout, or train one: "
+                "python -m factscout.verify.train_cross_stance --out DIR)"
+            )
+        config, arrays = read_lora_file(file, FORMAT, "stance cross-encoder")
+        if int(config.get("num_labels", 0)) != len(STANCE_LABELS) or tuple(config.get("labels", ())) != STANCE_LABELS:
+            raise BadModel(f"{file}: labels {config.get('labels')} differ from {STANCE_LABELS}")
+        network, tokenizer = network_from_state(config, arrays, str(file))
+        return cls(
+            network.to(device),
+            tokenizer,
+            max_length=int(config.get("max_length", 128)),
+            batch_size=batch_size,
+            info=config.get("info", {}),
+            rule=config.get("rule", {}),
+            device=device,
+        )
+
+    def save(self, path: str | Path, *, config: Mapping[str, Any]) -> Path:
+        """Write the adapters and head (fp16) with ``config``, the rule thresholds and info."""
+        full = {
+            **config,
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "num_labels": len(STANCE_LABELS),
+            "labels": list(STANCE_LABELS),
+            "max_length": self.max_length,
+            "info": self.info,
+            "rule": self.rule,
+        }
+        return write_lora_file(Path(path), self.network, full)
+
+    # -- inference --
+
+    def logits(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray:
+        """Raw ``(n, 3)`` logits for paired claim and sentence texts."""
+        out = run_pairs(
+            self.network,
+            self.tokenizer,
+            claims,
+            sentences,
+            max_length=self.max_length,
+            batch_size=self.batch_size,
+            device=self.device,
+        )
+        return out.reshape(-1, len(STANCE_LABELS))
+
+    def clear_cache(self) -> None:
+        """Forget remembered predictions (after the weights change)."""
+        self._cache.clear()
+
+    def predict_pairs(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray:
+        """Class probabilities ``(n, 3)`` (order of :data:`STANCE_LABELS`) for paired texts.
+
+        The last ``cache_size`` pairs are remembered: a sentence read again for the same claim
+        (another ``k``, a re-run in the service) is not scored twice.
+        """
+        if len(claims) != len(sentences):
+            raise InputError(f"{len(claims)} claims but {len(sentences)} sentences")
+        keys = list(zip(claims, sentences, strict=True))
+        todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
+        if todo:
+            probs = _softmax(self.logits([k[0] for k in todo], [k[1] for k in todo]))
+            self._cache.update(zip(todo, probs, strict=True))
+        out = np.zeros((len(keys), len(STANCE_LABELS)), dtype=np.float32)
+        for i, k in enumerate(keys):
+            self._cache.move_to_end(k)
+            out[i] = self._cache[k]
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return out
+
+    def predict(self, claim: str | Claim, sentences: Sequence[Sentence | str]) -> list[Stance]:
+        """The stance of each sentence towards ``claim``, in input order.
+
+        Plain strings are taken as sentences of an anonymous passage (``passage_id=""``) at their
+        position in ``sentences``.
+        """
+        claim_text = getattr(claim, "text", claim)
+        if not isinstance(claim_text, str) or not claim_text.strip():
+            raise InputError(f"stance needs a non-empty claim text, got {claim!r}")
+        items = [s if isinstance(s, Sentence) else Sentence("", i, s) for i, s in enumerate(sentences)]
+        if not items:
+            return []
+        probs = self.predict_pairs([claim_text] * len(items), [s.text for s in items])
+        return [to_stance(s.passage_id, s.index, p) for s, p in zip(items, probs, strict=True)]
