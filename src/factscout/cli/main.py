@@ -651,12 +651,16 @@ def serve(
         str | None, typer.Option(envvar="FACTSCOUT_TOKEN", help="require this bearer token on the API (page off)")
     ] = None,
     max_pending: Annotated[int, typer.Option(help="requests queued or running before 503")] = 128,
+    threads: Annotated[
+        int, typer.Option(help="threads per model call (torch, ONNX Runtime); 1 is fastest on a busy machine")
+    ] = 1,
 ) -> None:
     """Serve the HTTP API (/v1/check, /v1/search, /v1/plan, /v1/rewrite) and the web page."""
     quiet_libraries()
     from factscout.check import Checker, CheckSettings
     from factscout.formats.trec import read_qrels
     from factscout.serve import create_app
+    from factscout.serve.app import model_threads
 
     try:
         import uvicorn
@@ -664,7 +668,8 @@ def serve(
         from factscout.errors import MissingDependency
 
         raise MissingDependency("factscout serve needs uvicorn: pip install 'factscout[serve]'") from None
-    checker = Checker.from_index(index, CheckSettings(planner=planner, passages=passages))
+    encoder = model_threads(threads)
+    checker = Checker.from_index(index, CheckSettings(planner=planner, passages=passages), encoder=encoder)
     judgements = read_qrels(qrels) if qrels else None
     web = create_app(checker, token=token, policy=policy, qrels=judgements, max_pending=max_pending)
     err.print(f"factscout serving {index} on http://{host}:{port}/ (API under /v1, schema at /openapi.json)")
