@@ -106,7 +106,9 @@ def create_app(
     """
     service = Service(checker, policy=policy, qrels=qrels, reward=reward)
     runner = CoreRunner(
-        {"check": service.check_batch, "search": service.search_batch}, max_pending=max_pending, max_batch=max_batch
+        {"check": service.check_batch, "search": service.search_batch},
+        max_pending=max_pending,
+        max_batch=max_batch,
     )
     pages = templates()
     ids = itertools.count(1)
@@ -202,7 +204,7 @@ def create_app(
         }
 
     @app.post("/v1/check", dependencies=[Depends(authorised)])
-    async def check(body: CheckRequest) -> dict[str, Any]:
+    async def check(body: CheckRequest) -> JSONResponse:
         """Plan, retrieve, fuse, select evidence sentences, classify stance and judge one claim."""
         job = CheckJob(
             Claim(body.claim_id or f"c{next(ids)}", body.claim, body.date), planner_name(body.planner), body.date_filter
@@ -210,14 +212,14 @@ def create_app(
         result: dict[str, Any] = await runner.submit(
             "check", job, group=(job.planner, job.date_filter), uid=job.claim.claim_id
         )
-        return result
+        return JSONResponse(result)
 
     @app.post("/v1/search", dependencies=[Depends(authorised)])
-    async def search(body: SearchRequest) -> dict[str, Any]:
+    async def search(body: SearchRequest) -> JSONResponse:
         """The top k passages for one query (published before ``date`` when given)."""
         job = SearchJob(body.query, body.k, body.date)
         result: dict[str, Any] = await runner.submit("search", job, group=(job.k, job.date))
-        return result
+        return JSONResponse(result)  # already plain JSON types: skip FastAPI's recursive encoder
 
     @app.post("/v1/plan", dependencies=[Depends(authorised)])
     async def plan(body: PlanRequest) -> dict[str, Any]:
