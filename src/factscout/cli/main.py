@@ -668,6 +668,9 @@ def serve(
         from factscout.errors import MissingDependency
 
         raise MissingDependency("factscout serve needs uvicorn: pip install 'factscout[serve]'") from None
+    from factscout.retrieve.index import read_manifest
+
+    read_manifest(index)  # a missing or broken index is reported before any model loads
     encoder = model_threads(threads)
     checker = Checker.from_index(index, CheckSettings(planner=planner, passages=passages), encoder=encoder)
     judgements = read_qrels(qrels) if qrels else None
