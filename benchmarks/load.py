@@ -1,12 +1,19 @@
 """Load test of the HTTP service on loopback: N concurrent clients for T seconds against
-``POST /v1/check`` and then ``POST /v1/search``.
+``POST /v1/check``, ``POST /v1/search`` (on the hybrid index, then on a BM25 index of the same
+corpus) and, as a reference for the HTTP stack and the client alone, ``GET /v1/health``.
 
 The server is ``factscout serve`` started as a separate process over an index of a real corpus
 (default: SciFact's 5,183 abstracts, hybrid BM25 + MiniLM, built here if the folder is missing);
-the clients are httpx AsyncClient tasks in this process, each sending its next request as soon as
-the previous one returns (closed loop). Claims are SciFact's 809 train claims, in turn; search
-queries are the same texts with k=10. Every non-200 answer or transport error counts as an error.
-Latency is client-side wall clock per request (queueing in the server included).
+the clients are httpx AsyncClients in this process, one per simulated user (one keep-alive
+connection each), each sending its next request as soon as the previous one returns (closed
+loop). Claims are SciFact's 809 train claims, in turn; search queries are the same texts with
+k=10. Every non-200 answer or transport error counts as an error. Latency is client-side wall
+clock per request (queueing in the server included).
+
+One shared httpx client with a 50-connection pool was the bottleneck in a first version: on these
+2 cores it spent about 4x the server's CPU time, and /v1/health alone came out at 95 requests/s
+with p99 2.3 s; one client per user gave 216 requests/s and p99 0.47 s on the same machine
+(httpcore scans the whole pool on every request start and finish: encode/httpx#3215).
 
     python benchmarks/load.py [--index .factscout/scifact-index] [--clients 50] [--seconds 60]
 """
@@ -74,32 +81,42 @@ async def wait_ready(base: str, proc: subprocess.Popen[bytes], timeout: float = 
     raise SystemExit("server did not start")
 
 
-async def run_load(base: str, path: str, bodies: list[dict[str, Any]], clients: int, seconds: float) -> dict[str, Any]:
+async def run_load(
+    base: str, path: str, bodies: list[dict[str, Any]] | None, clients: int, seconds: float
+) -> dict[str, Any]:
+    """Closed loop: each client POSTs the next body (GETs ``path`` when ``bodies`` is None) as soon
+    as its previous request returns, until ``seconds`` have passed."""
     latencies: list[float] = []
     errors: dict[str, int] = {}
     counter = itertools.count()
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=base, timeout=300, limits=limits) as client:
-        start = time.perf_counter()
-        stop = start + seconds
 
-        async def one_client() -> None:
-            while time.perf_counter() < stop:
-                body = bodies[next(counter) % len(bodies)]
-                t = time.perf_counter()
-                try:
-                    r = await client.post(path, json=body)
-                    if r.status_code != 200:
-                        errors[str(r.status_code)] = errors.get(str(r.status_code), 0) + 1
-                        continue
-                except httpx.HTTPError as exc:
-                    errors[type(exc).__name__] = errors.get(type(exc).__name__, 0) + 1
+    async def one_client(client: httpx.AsyncClient, stop: float) -> None:
+        while time.perf_counter() < stop:
+            n = next(counter)
+            t = time.perf_counter()
+            try:
+                r = await (client.get(path) if bodies is None else client.post(path, json=bodies[n % len(bodies)]))
+                if r.status_code != 200:
+                    errors[str(r.status_code)] = errors.get(str(r.status_code), 0) + 1
                     continue
-                latencies.append(time.perf_counter() - t)
+            except httpx.HTTPError as exc:
+                errors[type(exc).__name__] = errors.get(type(exc).__name__, 0) + 1
+                continue
+            latencies.append(time.perf_counter() - t)
 
-        await asyncio.gather(*(one_client() for _ in range(clients)))
+    # one client (one keep-alive connection) per simulated user: httpx's shared pool costs far more
+    # CPU per request as its connection count grows, and the load generator shares the cores
+    clients_ = [
+        httpx.AsyncClient(base_url=base, timeout=300, limits=httpx.Limits(max_connections=1)) for _ in range(clients)
+    ]
+    try:
+        start = time.perf_counter()
+        await asyncio.gather(*(one_client(c, start + seconds) for c in clients_))
         elapsed = time.perf_counter() - start
-        health = (await client.get("/v1/health")).json()
+        health = (await clients_[0].get("/v1/health")).json()
+    finally:
+        for c in clients_:
+            await c.aclose()
     lat = np.array(latencies) if latencies else np.zeros(1)
     return {
         "endpoint": path,
@@ -158,9 +175,11 @@ def main() -> None:
             return
         check = asyncio.run(run_load(server.base, "/v1/check", bodies["check"], args.clients, args.seconds))
         search = asyncio.run(run_load(server.base, "/v1/search", bodies["search"], args.clients, args.seconds))
+        # reference: the same HTTP stack and client with no core work at all
+        health = asyncio.run(run_load(server.base, "/v1/health", None, args.clients, args.seconds))
     with Server(args.bm25_index, args.planner) as bm25_server:
         bm25 = asyncio.run(run_load(bm25_server.base, "/v1/search", bodies["search"], args.clients, args.seconds))
-    runs = ((retriever, check), (retriever, search), ("bm25", bm25))
+    runs = ((retriever, check), (retriever, search), ("bm25", bm25), ("- (reference: no core work)", health))
     rows = [
         [
             r["endpoint"],
@@ -186,7 +205,8 @@ def main() -> None:
             markdown_table(header, rows),
             "",
             f"Server: `factscout serve` over SciFact's {server.info['passages']} abstracts ({retriever} index; the "
-            f"last row a BM25 index of the same corpus), planner {args.planner} for /v1/check, k=10 for /v1/search; "
+            f"third row a BM25 index of the same corpus; the last row GETs /v1/health, the HTTP stack and client "
+            f"alone), planner {args.planner} for /v1/check, k=10 for /v1/search; "
             f"up in {server.startup:.0f} s (models loaded once). Clients: httpx in a second process on the same "
             f"machine, closed loop, SciFact's {len(claims)} train claims in turn. Latency is per request as the "
             f"client sees it, queueing included; the load average is the machine's at the end of each run (2 cores "
@@ -197,7 +217,7 @@ def main() -> None:
     )
     headline = {
         name: {k: r[k] for k in ("p50", "p99", "throughput", "errors", "requests")}
-        for name, r in (("check", check), ("search", search), ("search_bm25", bm25))
+        for name, r in (("check", check), ("search", search), ("search_bm25", bm25), ("health", health))
     }
     publish("load", text, {"clients": args.clients, "seconds": args.seconds, "index": retriever, **headline})
 
