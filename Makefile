@@ -3,6 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test lint bench setup clean
 
@@ -12,6 +13,8 @@ $(STAMP):
 	$(PIP) torch==2.13.0
 	$(PIP) -e '.[all,test]'
 	bash scripts/install-wordnet.sh $(VENV)
+	# the browser tests drive the system's Chromium (Debian's; Playwright cannot download its own offline)
+	command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium)
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 setup: $(STAMP)
@@ -35,6 +38,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/verdict_classifier.py
 	$(PY) benchmarks/bfs_speed.py
 	$(PY) benchmarks/rewriting.py
+	$(PY) benchmarks/load.py --index .factscout/scifact-index
 	$(PY) benchmarks/update_readme.py
 
 clean:

@@ -1,0 +1,185 @@
+"""The web page in a real browser: Playwright driving Debian's headless Chromium against the app
+served by uvicorn on loopback. Submits a claim, reads the evidence, timeline and verdict, uses the
+query editor, and checks that a passage with ``<script>`` and ``<img onerror>`` is shown as text
+and never runs. Writes a screenshot to pytest's tmp dir (and to ``$FACTSCOUT_SCREENSHOT``).
+
+Chromium comes from the system (``make setup`` installs Debian's ``chromium``); without it these
+tests fail rather than skip, unless ``FACTSCOUT_NO_BROWSER=1`` says to skip them on purpose.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from factscout.report import VERDICTS
+from factscout.serve import create_app
+
+from .conftest import CLAIM_ID, HOSTILE_IMG, HOSTILE_SCRIPT
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
+
+
+def chromium_path() -> str:
+    for name in (os.environ.get("FACTSCOUT_CHROMIUM", ""), *CHROMIUM_NAMES):
+        found = shutil.which(name) if name else None
+        if found:
+            return found
+    if os.environ.get("FACTSCOUT_NO_BROWSER") == "1":
+        pytest.skip("FACTSCOUT_NO_BROWSER=1: browser tests skipped on purpose")
+    pytest.fail("no Chromium found (install Debian's chromium: `make setup` does) or set FACTSCOUT_CHROMIUM")
+
+
+@pytest.fixture(scope="module")
+def server(checker, mini):
+    import uvicorn
+
+    app = create_app(checker, qrels=mini.qrels)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+    )
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 120
+    while not srv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium_path()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=executable, headless=True, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    pg.dialogs = []  # type: ignore[attr-defined]
+    pg.errors = []  # type: ignore[attr-defined]
+    pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))  # type: ignore[attr-defined]
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))  # type: ignore[attr-defined]
+    pg.set_default_timeout(30_000)
+    yield pg
+    context.close()
+
+
+def _no_script_ran(page) -> None:
+    assert page.evaluate("() => typeof window.__pwned") == "undefined"
+    assert page.dialogs == []
+
+
+def test_check_a_claim_edit_its_query_and_take_a_screenshot(server, page, mini, tmp_path):
+    claim = next(c for c in mini.claims if c.claim_id == CLAIM_ID)
+    response = page.goto(server + "/")
+    assert response.status == 200 and "script-src 'self'" in response.headers["content-security-policy"]
+    page.fill("#claim", claim.text)
+    page.fill("#date", "2016-06-01")
+    page.select_option("#evidence", "all")
+    page.fill("#claim-id", CLAIM_ID)
+    page.click("#check")
+    page.wait_for_selector("#verdict")
+
+    # the shareable link carries the claim
+    assert "claim=" in page.url and "date=2016-06-01" in page.url
+    # verdict with counts
+    assert page.inner_text("#verdict-label") in VERDICTS
+    for side in ("supporting", "refuting", "neutral"):
+        assert page.inner_text(f"#count-{side}").split()[0].isdigit()
+    # planned queries, evidence grouped with highlighted sentences, source, date and finding query
+    assert claim.text in page.inner_text("#queries")
+    assert page.locator("#evidence .group").count() == 3
+    assert page.locator("#evidence article.passage").count() == 5
+    assert page.locator("#evidence .sent.hl").count() >= 1
+    hostile = page.locator('article[data-passage-id="hostile"]')
+    assert "2015-03-02" in hostile.inner_text() and claim.text in hostile.locator(".found-by").first.inner_text()
+    # the late passage is on the timeline and marked as published after the claim date
+    late = page.locator('article[data-passage-id="late-folate"]')
+    assert "after the claim date" in late.inner_text()
+    assert page.locator("#timeline circle.dot.after").count() == 1
+    assert page.locator("#timeline circle.dot").count() >= 3
+    assert "claim 2016-06-01" in (page.text_content("#timeline svg") or "")
+
+    # hostile markup is visible as literal text and never ran
+    text = hostile.inner_text()
+    assert HOSTILE_SCRIPT in text and HOSTILE_IMG in text
+    assert hostile.locator("script, img").count() == 0
+    assert hostile.locator("a").count() == 0  # its javascript: URL is not made a link
+    _no_script_ran(page)
+
+    # the query editor: tokens with edit buttons, results with the metric, the policy's trace
+    page.wait_for_selector('#editor[data-ready="true"]')
+    assert page.locator("#editor-tokens .token").count() >= 8
+    assert page.inner_text("#editor-metric").startswith("AP@50 ")
+    assert page.locator("#editor-hits li").count() == 5
+    assert page.locator("#editor-suggestion li").count() >= 1
+    before_query = page.inner_text("#editor-query")
+    first_word = page.locator("#editor-tokens .token .token-text").first.inner_text()
+    page.locator("#editor-tokens .token").first.locator("button.remove").click()
+    page.wait_for_function("() => document.querySelectorAll('#editor-history li').length === 2")
+    after_query = page.inner_text("#editor-query")
+    assert after_query != before_query and not after_query.startswith(first_word + " ")
+    assert f"remove '{first_word}' at 0" in page.inner_text("#editor-history")
+    assert "(" in page.inner_text("#editor-metric")  # the metric's change is shown
+    swap = page.locator("#editor-tokens button.swap_synonym").first
+    if swap.count():
+        swap.click()
+        page.wait_for_function("() => document.querySelectorAll('#editor-history li').length === 3")
+    page.click("#editor-reset")
+    page.wait_for_function("() => document.querySelectorAll('#editor-history li').length === 1")
+    assert page.inner_text("#editor-query") == claim.text
+    page.locator("#editor-tokens .token").first.locator("button.remove").click()  # leave one edit for the picture
+    page.wait_for_function("() => document.querySelectorAll('#editor-history li').length === 2")
+    _no_script_ran(page)
+    assert page.errors == []
+
+    shot = tmp_path / "factscout-page.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000
+    target = os.environ.get("FACTSCOUT_SCREENSHOT")
+    if target:
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, target)
+
+
+def test_a_shared_link_renders_without_the_form(server, page, mini):
+    claim = next(c for c in mini.claims if c.claim_id == CLAIM_ID)
+    from urllib.parse import urlencode
+
+    response = page.goto(server + "/?" + urlencode({"claim": claim.text, "date": "2016-06-01"}))
+    assert response.status == 200
+    assert page.inner_text("#verdict-label") in VERDICTS
+    assert page.locator('article[data-passage-id="late-folate"]').count() == 0  # after the claim: filtered
+    assert page.input_value("#claim") == claim.text
+
+
+def test_a_hostile_claim_is_text_too(server, page):
+    from urllib.parse import urlencode
+
+    hostile = f"Folate {HOSTILE_SCRIPT} {HOSTILE_IMG} homocysteine"
+    page.goto(server + "/?" + urlencode({"claim": hostile}))
+    page.wait_for_selector('#editor[data-ready="true"]')
+    assert page.input_value("#claim") == hostile
+    assert HOSTILE_SCRIPT in page.inner_text("#queries")
+    assert page.locator("main img").count() == 0
+    _no_script_ran(page)
