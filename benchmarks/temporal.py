@@ -108,12 +108,12 @@ def main() -> None:
     parser.add_argument(
         "--minilm-train-per-domain",
         type=int,
-        default=150,
+        default=40,
         help="MiniLM variant: first N training claims per domain (encoding all 180k snippets takes hours on 2 cores); 0 = all",
     )
-    parser.add_argument("--pretrain-epochs", type=int, default=TrainSettings.pretrain_epochs)
-    parser.add_argument("--finetune-epochs", type=int, default=TrainSettings.finetune_epochs)
-    parser.add_argument("--encoder-epochs", type=int, default=TrainSettings.encoder_epochs)
+    parser.add_argument("--pretrain-epochs", type=int, default=TrainSettings().pretrain_epochs)
+    parser.add_argument("--finetune-epochs", type=int, default=TrainSettings().finetune_epochs)
+    parser.add_argument("--encoder-epochs", type=int, default=TrainSettings().encoder_epochs)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on shared cores)")
     args = parser.parse_args()
     quiet()
