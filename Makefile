@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/verdict_classifier.py
 	$(PY) benchmarks/bfs_speed.py
 	$(PY) benchmarks/rewriting.py
+	$(PY) benchmarks/temporal.py
 	$(PY) benchmarks/update_readme.py
 
 clean:
