@@ -115,13 +115,18 @@ def main() -> None:
     parser.add_argument("--finetune-epochs", type=int, default=TrainSettings().finetune_epochs)
     parser.add_argument("--encoder-epochs", type=int, default=TrainSettings().encoder_epochs)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on shared cores)")
+    parser.add_argument("--seed", type=int, default=TrainSettings().seed)
+    parser.add_argument("--name", help="results file name (default temporal, or temporal_eval with --eval-claims)")
     args = parser.parse_args()
     quiet()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("factscout.temporal.train_joint").setLevel(logging.WARNING)
     torch.set_num_threads(args.threads)
     settings = TrainSettings(
-        pretrain_epochs=args.pretrain_epochs, finetune_epochs=args.finetune_epochs, encoder_epochs=args.encoder_epochs
+        pretrain_epochs=args.pretrain_epochs,
+        finetune_epochs=args.finetune_epochs,
+        encoder_epochs=args.encoder_epochs,
+        seed=args.seed,
     )
 
     train_ds, dev_ds = load_dataset("multifc", "train"), load_dataset("multifc", "dev")
@@ -216,7 +221,7 @@ def main() -> None:
         + (f" --eval-claims {args.eval_claims}" if args.eval_claims else "")
         + "`",
     ]
-    publish("temporal" if not args.eval_claims else "temporal_eval", "\n".join(text), headline)
+    publish(args.name or ("temporal_eval" if args.eval_claims else "temporal"), "\n".join(text), headline)
 
 
 if __name__ == "__main__":

@@ -73,7 +73,9 @@ def test_ranking_loss_teaches_the_temporal_order(mini):
     def agreement(method):
         torch.manual_seed(0)
         model = build_model(data.claim.shape[1], featurizer, method, SMALL)
-        pretrain(model, data, method, TrainSettings(pretrain_epochs=300, batch_size=40, hidden=32, dropout=0.0))
+        pretrain(
+            model, data, method, TrainSettings(pretrain_epochs=120, batch_size=40, lr=5e-3, hidden=32, dropout=0.0)
+        )
         model.eval()
         with torch.no_grad():
             _, ranking = model(data.batch(range(40)))

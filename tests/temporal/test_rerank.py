@@ -75,3 +75,13 @@ def test_leakage_matches_the_report_definition():
     report = Report(Claim("c", "x", CLAIM_DAY), (), evidence, VerdictSummary("supported", "m", "r", 0, 0, 0))
     assert report.leakage() == 0.5
     assert report.to_dict()["leakage"] == {"dated": 4, "after_claim": 2, "share": 0.5}
+
+
+def test_check_settings_validate_the_temporal_stage():
+    from factscout.check import CheckSettings
+
+    assert CheckSettings(temporal="claim-based date").temporal == "claim-based date"
+    with pytest.raises(UnknownName, match="evidence-centered distance"):
+        CheckSettings(temporal="recent first")
+    with pytest.raises(InputError, match="weight"):
+        CheckSettings(temporal="claim-based date", temporal_weight=-0.1)
