@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bfs_speed.py
 	$(PY) benchmarks/rewriting.py
 	$(PY) benchmarks/load.py --index .factscout/scifact-index
+	$(PY) benchmarks/temporal.py
 	$(PY) benchmarks/update_readme.py
 
 clean:

@@ -69,8 +69,11 @@ def test_report_json_is_stable_and_round_trips(reports):
         "evidence",
         "verdict",
         "timeline",
+        "leakage",
         "provenance",
     ]
+    assert d["leakage"]["share"] == reports[0].leakage()
+    assert d["leakage"]["after_claim"] <= d["leakage"]["dated"] <= len(d["evidence"])
     assert set(d["verdict"]["counts"]) == {"supporting", "refuting", "neutral"}
     text = json.dumps(d)
     assert Report.from_dict(json.loads(text)).to_dict() == d

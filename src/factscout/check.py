@@ -80,6 +80,8 @@ class CheckSettings:
     min_evidence: int | None = None  # count rule; None: the tuned defaults
     min_confidence: float | None = None
     max_queries: int | None = None
+    temporal: str | None = None  # time-aware re-ranking with this temporal ranking (temporal/rerank.py)
+    temporal_weight: float = 0.3
 
     def __post_init__(self) -> None:
         for name in ("depth", "passages", "rerank_depth"):
@@ -94,6 +96,10 @@ class CheckSettings:
             raise InputError(f"no stance model {self.stance!r}; known: {', '.join(STANCES)}")
         if self.passages > self.depth:
             raise InputError(f"passages ({self.passages}) cannot exceed the retrieval depth ({self.depth})")
+        if self.temporal is not None:
+            from factscout.temporal.rerank import TimeAwareReranker
+
+            TimeAwareReranker(self.temporal, self.temporal_weight)  # an unknown method lists the known ones
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,6 +329,10 @@ class Checker:
                 ranking = self.reranker.rerank(
                     claim.text, ranking, self.store, top_n=s.rerank_depth, interpolate="tuned"
                 )
+            if s.temporal is not None:
+                from factscout.temporal.rerank import TimeAwareReranker
+
+                ranking = TimeAwareReranker(s.temporal, s.temporal_weight).rerank(ranking, self.store, claim.date)
             extra = {"planner_error": failed[claim.claim_id]} if claim.claim_id in failed else {}
             out.append(Retrieved(tuple(by_claim.get(claim.claim_id, ())), ranking, extra))
         return out

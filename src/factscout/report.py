@@ -23,6 +23,7 @@ it and the web page renders it, all from :meth:`Report.to_dict`, whose layout is
                   "method": str, "reason": str,
                   "counts": {"supporting": int, "refuting": int, "neutral": int}},
       "timeline": [{"passage_id", "published", "days_from_claim", "after_claim"}],  # by date
+      "leakage": {"dated": int, "after_claim": int, "share": float},  # dated evidence on/after the claim date
       "provenance": {...}                                     # components and model hashes
     }
 
@@ -153,6 +154,11 @@ class Report:
                 }
                 for e in self.timeline()
             ],
+            "leakage": {
+                "dated": sum(e.days_from_claim is not None for e in self.evidence),
+                "after_claim": sum(e.after_claim for e in self.evidence),
+                "share": self.leakage(),
+            },
             "provenance": dict(self.provenance),
         }
 

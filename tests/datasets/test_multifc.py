@@ -106,3 +106,16 @@ def test_build_from_source(tmp_path):
         ("abcd-00001:1", dt.date(2018, 9, 4)),
         ("abcd-00001:2", None),
     ]
+
+
+def test_load_file_reads_any_claims_file_with_its_snippets():
+    from factscout.datasets import load_dataset
+    from factscout.datasets.base import data_root
+    from factscout.datasets.multifc import load_file
+
+    folder = data_root() / "fixtures" / "multifc_mini"
+    ds = load_file(folder / "claims.jsonl", folder / "snippets.jsonl", split="test")
+    mini = load_dataset("multifc_mini", "dev")
+    assert ds.split == "test"
+    assert [c.claim_id for c in ds.claims] == [c.claim_id for c in mini.claims]
+    assert ds.corpus == mini.corpus

@@ -172,6 +172,15 @@ def load(split: str, root: Path) -> Dataset:
     return _read("multifc", split, folder / f"claims_{split}.jsonl", folder / "snippets.jsonl.gz")
 
 
+def load_file(claims_path: str | Path, snippets_path: str | Path | None = None, *, split: str = "eval") -> Dataset:
+    """Any claims file in the ``claims_dev.jsonl`` layout (e.g. the test split) with its snippets
+    from ``snippets_path`` (default: the shared ``multifc/snippets.jsonl.gz``)."""
+    from factscout.datasets.base import data_root
+
+    snippets = Path(snippets_path) if snippets_path else data_root() / FOLDER / "snippets.jsonl.gz"
+    return _read("multifc", split, Path(claims_path), snippets)
+
+
 @register_loader("multifc_mini", ("dev",))
 def load_mini(split: str, root: Path) -> Dataset:
     """40 MultiFC dev claims with a publish date and at least 5 dated snippets each (377 snippets)."""

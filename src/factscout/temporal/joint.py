@@ -1,0 +1,123 @@
+"""Joint veracity prediction and evidence ranking (MultiFC; time-aware as in Allein et al. 2021).
+
+Augenstein et al. 2019, "MultiFC: A Real-World Multi-Domain Dataset for Evidence-Based Fact
+Checking of Claims" (EMNLP), and Allein, Augenstein, Moens 2021, "Time-aware evidence ranking
+for fact-checking" (Journal of Web Semantics). For a claim ``c`` with metadata ``m`` and its
+search snippets ``e_1..e_K``:
+
+* a claim encoder and an evidence encoder map texts to vectors (:class:`BiLstmEncoder`, a BiLSTM
+  over word embeddings trained from scratch with max pooling; or :class:`FrozenEncoder`, a
+  projection of precomputed MiniLM sentence embeddings);
+* a metadata encoder averages embeddings of the speaker, tags and categories;
+* each evidence gets a joint representation ``f_i = [c; e_i; c*e_i; |c-e_i|; m]``, label scores
+  ``o_i = W_label MLP(f_i)`` and a ranking score ``r_i = MLP_rank(f_i)``;
+* the claim's label scores are the evidence label scores weighted by the normalised ranking
+  scores, ``o = Σ_i softmax(r)_i o_i``, and then masked to the claim's domain's labels (every
+  MultiFC site has its own label set), so a claim is only ever scored on its domain's labels.
+
+Veracity is trained with cross-entropy; the ranking scores can in addition be trained with
+ListMLE (:mod:`factscout.temporal.listmle`) against a target ranking of the evidence: one of the
+four temporal rankings (:mod:`factscout.temporal.rankings`) or the search engine's rank.
+``weighting="random"`` replaces the ranking scores by random weights (the random-evidence
+baseline).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+MASKED = -1e4
+
+
+class BiLstmEncoder(nn.Module):
+    """Word embeddings -> one-layer BiLSTM -> max pooling over the non-padding tokens."""
+
+    def __init__(self, vocab_size: int, embedding_dim: int = 64, hidden: int = 48) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=0)
+        self.lstm = nn.LSTM(embedding_dim, hidden, batch_first=True, bidirectional=True)
+        self.dim = 2 * hidden
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """``tokens`` (..., L) int64, 0 = padding -> (..., 2*hidden)."""
+        shape = tokens.shape[:-1]
+        flat = tokens.reshape(-1, tokens.shape[-1])
+        states, _ = self.lstm(self.embedding(flat))
+        pad = (flat == 0).unsqueeze(-1)
+        pooled = states.masked_fill(pad, MASKED).max(dim=1).values
+        empty = pad.all(dim=1)
+        pooled = torch.where(empty, torch.zeros_like(pooled), pooled)
+        return pooled.reshape(*shape, self.dim)
+
+
+class FrozenEncoder(nn.Module):
+    """A trained projection of fixed sentence embeddings (MiniLM): ``tanh(W x + b)``."""
+
+    def __init__(self, input_dim: int = 384, dim: int = 128) -> None:
+        super().__init__()
+        self.proj = nn.Linear(input_dim, dim)
+        self.dim = dim
+
+    def forward(self, vectors: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.proj(vectors))
+
+
+class JointModel(nn.Module):
+    """Claim + evidence + metadata encoders, per-evidence label scores, a ranking module.
+
+    ``forward(batch)`` returns ``(label_logits (B, n_labels), ranking_scores (B, K))``; the batch
+    holds ``claim`` and ``evidence`` inputs for the encoders, ``present`` (B, K) bool,
+    ``meta`` (B, M) metadata token ids (0 = padding) and ``label_mask`` (B, n_labels) bool."""
+
+    def __init__(
+        self,
+        claim_encoder: nn.Module,
+        evidence_encoder: nn.Module,
+        *,
+        n_labels: int,
+        meta_vocab: int,
+        meta_dim: int = 16,
+        hidden: int = 128,
+        dropout: float = 0.2,
+        weighting: str = "learned",
+    ) -> None:
+        super().__init__()
+        if weighting not in ("learned", "random"):
+            raise ValueError(f"weighting must be 'learned' or 'random', got {weighting!r}")
+        self.claim_encoder, self.evidence_encoder = claim_encoder, evidence_encoder
+        d = int(getattr(claim_encoder, "dim"))  # noqa: B009 - set by both encoder classes
+        if int(getattr(evidence_encoder, "dim")) != d:  # noqa: B009
+            raise ValueError("claim and evidence encoders must have the same output size")
+        self.meta = nn.EmbeddingBag(max(meta_vocab, 1), meta_dim, mode="mean", padding_idx=0)
+        joint = 4 * d + meta_dim
+        self.dropout = nn.Dropout(dropout)
+        self.label_mlp = nn.Sequential(nn.Linear(joint, hidden), nn.ReLU(), nn.Linear(hidden, n_labels))
+        self.rank_mlp = nn.Sequential(nn.Linear(joint, hidden // 2), nn.ReLU(), nn.Linear(hidden // 2, 1))
+        self.weighting = weighting
+
+    def forward(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+        c = self.claim_encoder(batch["claim"])  # (B, d)
+        e = self.evidence_encoder(batch["evidence"])  # (B, K, d)
+        meta = batch["meta"]
+        m = self.meta(meta) if meta.shape[1] else torch.zeros(c.shape[0], self.meta.embedding_dim)
+        has_meta = (meta != 0).any(dim=1, keepdim=True)
+        m = torch.where(has_meta, m, torch.zeros_like(m))
+        k = e.shape[1]
+        cc = c.unsqueeze(1).expand(-1, k, -1)
+        f = self.dropout(torch.cat([cc, e, cc * e, (cc - e).abs(), m.unsqueeze(1).expand(-1, k, -1)], dim=-1))
+        per_evidence = self.label_mlp(f)  # (B, K, L)
+        ranking = self.rank_mlp(f).squeeze(-1)  # (B, K)
+        present = batch["present"]
+        if self.weighting == "random":
+            gen = batch.get("generator")
+            noise = torch.rand(ranking.shape, generator=gen) if gen is not None else torch.rand(ranking.shape)
+            weights = noise.masked_fill(~present, 0.0)
+            weights = weights / weights.sum(dim=1, keepdim=True).clamp_min(1e-9)
+        else:
+            weights = torch.softmax(ranking.masked_fill(~present, MASKED), dim=1)
+        logits = (weights.unsqueeze(-1) * per_evidence).sum(dim=1)
+        logits = logits.masked_fill(~batch["label_mask"], MASKED)
+        return logits, ranking

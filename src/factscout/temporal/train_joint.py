@@ -1,0 +1,472 @@
+"""Training and evaluating the joint veracity + evidence-ranking models on MultiFC.
+
+The recipe of MultiFC (Augenstein et al. 2019) and its time-aware extension (Allein et al.
+2021): pre-train one model on all domains with balanced batches (each batch is drawn from one
+domain, domains taken in turn at random with equal probability), then fine-tune a copy per
+domain on that domain's training claims, and predict that domain's dev (or test) claims. The
+ranking module is trained with ListMLE against the target ranking of the ``method``:
+
+* ``base`` — no ranking loss (the ranking module learns only through veracity);
+* ``search rank`` — the search engine's order of the snippets;
+* ``random`` — random evidence weights, no ranking module (random-evidence baseline);
+* one of the four temporal rankings (``factscout.temporal.rankings.METHODS``).
+
+``select_time_aware`` then picks, per domain, the temporal ranking with the best micro-F1 on the
+selection split (dev): the "time-aware" model of the paper.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import logging
+import random
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from factscout.datasets.base import Dataset
+from factscout.temporal.joint import BiLstmEncoder, FrozenEncoder, JointModel
+from factscout.temporal.listmle import listmle_loss
+from factscout.temporal.rankings import METHODS, temporal_scores
+from factscout.temporal.timestamps import delta_days
+
+log = logging.getLogger(__name__)
+
+BASELINES = ("base", "search rank", "random")
+ALL_METHODS = (*BASELINES, *METHODS)
+MAX_EVIDENCE = 10
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One claim as the joint model sees it."""
+
+    claim_id: str
+    domain: str
+    label: str | None
+    claim: str
+    evidence: tuple[str, ...]
+    deltas: tuple[int | None, ...]
+    ranks: tuple[int | None, ...]
+    meta: tuple[str, ...]
+
+
+def examples_from(dataset: Dataset, *, max_evidence: int = MAX_EVIDENCE) -> list[Example]:
+    """The claims of a MultiFC-layout dataset with their snippets (``meta['snippet_ids']``, search
+    rank order), Δt against the claim date, and speaker / tag / category tokens. A claim without
+    snippets gets one empty evidence text (undated, unranked) so it can still be classified."""
+    passages = {p.passage_id: p for p in dataset.corpus}
+    out = []
+    for claim in dataset.claims:
+        meta = claim.meta
+        ids = list(meta.get("snippet_ids", ()))[:max_evidence]
+        texts = tuple(passages[i].contents for i in ids) or ("",)
+        deltas = tuple(delta_days(passages[i].published, claim.date) for i in ids) or (None,)
+        ranks = tuple(_rank(i) for i in ids) or (None,)
+        tokens = []
+        if meta.get("speaker"):
+            tokens.append(f"speaker:{str(meta['speaker']).lower()}")
+        tokens += [f"tag:{t.lower()}" for t in meta.get("tags", ())]
+        tokens += [f"category:{t.lower()}" for t in meta.get("categories", ())]
+        out.append(
+            Example(
+                claim.claim_id,
+                str(meta.get("domain") or claim.claim_id.split("-")[0]),
+                meta.get("label") or "none",  # the loader reads MultiFC's literal label "none" as missing
+                claim.text,
+                texts,
+                deltas,
+                ranks,
+                tuple(tokens),
+            )
+        )
+    return out
+
+
+def _rank(passage_id: str) -> int | None:
+    try:
+        return int(passage_id.split(":")[-1].split(".")[0])
+    except ValueError:
+        return None
+
+
+@dataclass
+class LabelSpace:
+    """Every domain's label set (from the training claims) in one global index."""
+
+    labels: list[tuple[str, str]]
+    index: dict[tuple[str, str], int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.index = {dl: i for i, dl in enumerate(self.labels)}
+
+    @classmethod
+    def from_examples(cls, examples: Sequence[Example]) -> LabelSpace:
+        return cls(sorted({(e.domain, e.label) for e in examples if e.label is not None}))
+
+    def mask(self, domain: str) -> np.ndarray:
+        return np.array([d == domain for d, _ in self.labels], dtype=bool)
+
+    def domain_labels(self, domain: str) -> list[str]:
+        return [lab for d, lab in self.labels if d == domain]
+
+
+def build_vocab(texts: Sequence[str], *, min_count: int = 2, max_size: int = 30000) -> dict[str, int]:
+    """Word ids from 2 (0 = padding, 1 = unknown) for words seen at least ``min_count`` times."""
+    counts = Counter(w for t in texts for w in _WORD.findall(t.lower()))
+    words = [w for w, n in counts.most_common(max_size) if n >= min_count]
+    return {w: i for i, w in enumerate(words, 2)}
+
+
+def token_ids(texts: Sequence[str], vocab: Mapping[str, int], length: int) -> np.ndarray:
+    out = np.zeros((len(texts), length), dtype=np.int64)
+    for row, t in enumerate(texts):
+        ids = [vocab.get(w, 1) for w in _WORD.findall(t.lower())[:length]]
+        out[row, : len(ids)] = ids
+    return out
+
+
+@dataclass
+class Tensors:
+    """Everything the training loop needs for a list of examples, as arrays."""
+
+    examples: list[Example]
+    claim: torch.Tensor
+    evidence: torch.Tensor
+    present: torch.Tensor
+    meta: torch.Tensor
+    label_mask: torch.Tensor
+    labels: torch.Tensor  # -1 where the gold label is outside the label space
+    targets: dict[str, tuple[torch.Tensor, torch.Tensor]]
+
+    def batch(self, rows: Sequence[int] | np.ndarray) -> dict[str, Any]:
+        idx = torch.as_tensor(np.asarray(rows), dtype=torch.long)
+        return {
+            "claim": self.claim[idx],
+            "evidence": self.evidence[idx],
+            "present": self.present[idx],
+            "meta": self.meta[idx],
+            "label_mask": self.label_mask[idx],
+            "labels": self.labels[idx],
+            "rows": idx,
+        }
+
+
+@dataclass
+class Featurizer:
+    """Turns examples into :class:`Tensors` for one encoder kind (``bilstm`` or ``minilm``)."""
+
+    kind: str
+    labels: LabelSpace
+    meta_vocab: dict[str, int]
+    vocab: dict[str, int] | None = None
+    embed: Callable[[Sequence[str]], np.ndarray] | None = None
+    claim_length: int = 32
+    evidence_length: int = 32
+
+    @classmethod
+    def fit(
+        cls,
+        kind: str,
+        train: Sequence[Example],
+        *,
+        embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+    ) -> Featurizer:
+        if kind not in ("bilstm", "minilm"):
+            raise ValueError(f"encoder kind must be 'bilstm' or 'minilm', got {kind!r}")
+        meta_counts = Counter(t for e in train for t in e.meta)
+        meta_vocab = {t: i for i, t in enumerate(sorted(t for t, n in meta_counts.items() if n >= 2), 1)}
+        vocab = None
+        if kind == "bilstm":
+            vocab = build_vocab([e.claim for e in train] + [t for e in train for t in e.evidence])
+        elif embed is None:
+            raise ValueError("the minilm featurizer needs an embed function")
+        return cls(kind, LabelSpace.from_examples(train), meta_vocab, vocab, embed)
+
+    def transform(self, examples: Sequence[Example]) -> Tensors:
+        n, k = len(examples), MAX_EVIDENCE
+        present = np.zeros((n, k), dtype=bool)
+        for i, e in enumerate(examples):
+            present[i, : len(e.evidence)] = True
+        padded = [list(e.evidence) + [""] * (k - len(e.evidence)) for e in examples]
+        if self.kind == "bilstm":
+            assert self.vocab is not None  # set by fit for this kind
+            claim = torch.from_numpy(token_ids([e.claim for e in examples], self.vocab, self.claim_length))
+            flat = token_ids([t for row in padded for t in row], self.vocab, self.evidence_length)
+            evidence = torch.from_numpy(flat.reshape(n, k, self.evidence_length))
+        else:
+            assert self.embed is not None
+            claim = torch.from_numpy(self.embed([e.claim for e in examples]))
+            flat_texts = [t for row in padded for t in row]
+            wanted = sorted({t for t in flat_texts if t})
+            vectors = dict(zip(wanted, self.embed(wanted), strict=True)) if wanted else {}
+            dim = claim.shape[1]
+            zero = np.zeros(dim, dtype=np.float32)
+            evidence = torch.from_numpy(np.stack([vectors.get(t, zero) for t in flat_texts]).reshape(n, k, dim))
+        meta_len = max((len(e.meta) for e in examples), default=0)
+        meta = np.zeros((n, max(meta_len, 1)), dtype=np.int64)
+        for i, e in enumerate(examples):
+            ids = [self.meta_vocab[t] for t in e.meta if t in self.meta_vocab]
+            meta[i, : len(ids)] = ids
+        masks = {d: self.labels.mask(d) for d in {e.domain for e in examples}}
+        label_mask = np.stack([masks[e.domain] for e in examples]) if examples else np.zeros((0, 0), bool)
+        labels = np.array([self.labels.index.get((e.domain, e.label or ""), -1) for e in examples], dtype=np.int64)
+        targets = {}
+        for method in (*METHODS, "search rank"):
+            t = np.zeros((n, k), dtype=np.float32)
+            m = np.zeros((n, k), dtype=bool)
+            for i, e in enumerate(examples):
+                if method == "search rank":
+                    for j, r in enumerate(e.ranks):
+                        if r is not None:
+                            t[i, j], m[i, j] = -r, True
+                else:
+                    s = temporal_scores(method, e.deltas)
+                    t[i, : len(s.scores)] = s.scores
+                    m[i, : len(s.mask)] = s.mask
+            targets[method] = (torch.from_numpy(t), torch.from_numpy(m & present))
+        return Tensors(
+            list(examples),
+            claim,
+            evidence,
+            torch.from_numpy(present),
+            torch.from_numpy(meta),
+            torch.from_numpy(label_mask),
+            torch.from_numpy(labels),
+            targets,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TrainSettings:
+    """Sizes and schedule; the defaults are what ``benchmarks/temporal.py`` runs on 2 CPU cores."""
+
+    pretrain_epochs: int = 3
+    finetune_epochs: int = 3
+    batch_size: int = 32
+    lr: float = 2e-3
+    finetune_lr: float = 1e-3
+    rank_weight: float = 1.0
+    hidden: int = 128
+    embedding_dim: int = 48
+    lstm_hidden: int = 32
+    dropout: float = 0.2
+    encoder_epochs: int = 2
+    seed: int = 13
+
+
+def build_model(input_dim: int, featurizer: Featurizer, method: str, settings: TrainSettings) -> JointModel:
+    """The joint model over fixed text vectors of size ``input_dim`` (MiniLM, or the BiLSTM's)."""
+    return JointModel(
+        FrozenEncoder(input_dim, settings.hidden),
+        FrozenEncoder(input_dim, settings.hidden),
+        n_labels=len(featurizer.labels.labels),
+        meta_vocab=len(featurizer.meta_vocab) + 1,
+        hidden=settings.hidden,
+        dropout=settings.dropout,
+        weighting="random" if method == "random" else "learned",
+    )
+
+
+def train_bilstm_encoders(featurizer: Featurizer, train: Tensors, settings: TrainSettings) -> JointModel:
+    """Stage 1 of the BiLSTM variant: claim and evidence BiLSTMs trained from scratch inside the
+    joint model on all domains (balanced batches, veracity loss only). They are then frozen and
+    every method's model reads their vectors (:func:`bilstm_vectors`); on 2 CPU cores training
+    them again for every method and domain would take hours."""
+    if featurizer.vocab is None:
+        raise ValueError("train_bilstm_encoders needs a 'bilstm' featurizer")
+    size = len(featurizer.vocab) + 2
+    model = JointModel(
+        BiLstmEncoder(size, settings.embedding_dim, settings.lstm_hidden),
+        BiLstmEncoder(size, settings.embedding_dim, settings.lstm_hidden),
+        n_labels=len(featurizer.labels.labels),
+        meta_vocab=len(featurizer.meta_vocab) + 1,
+        hidden=settings.hidden,
+        dropout=settings.dropout,
+    )
+    torch.manual_seed(settings.seed)
+    pretrain(model, train, "base", settings, epochs=settings.encoder_epochs)
+    return model
+
+
+def bilstm_vectors(model: JointModel, data: Tensors, *, batch_size: int = 256) -> Tensors:
+    """``data`` with its token ids replaced by the trained BiLSTMs' claim and evidence vectors."""
+    model.eval()
+    claims, evidence = [], []
+    with torch.no_grad():
+        for start in range(0, len(data.examples), batch_size):
+            claims.append(model.claim_encoder(data.claim[start : start + batch_size]))
+            evidence.append(model.evidence_encoder(data.evidence[start : start + batch_size]))
+    return dataclasses.replace(data, claim=torch.cat(claims), evidence=torch.cat(evidence))
+
+
+def _loss(
+    model: JointModel, data: Tensors, batch: dict[str, Any], method: str, settings: TrainSettings
+) -> torch.Tensor:
+    logits, ranking = model(batch)
+    labelled = batch["labels"] >= 0
+    loss = (
+        nn.functional.cross_entropy(logits[labelled], batch["labels"][labelled]) if labelled.any() else logits.sum() * 0
+    )
+    if method in data.targets and method not in ("base", "random"):
+        target, mask = data.targets[method]
+        rows = batch["rows"]
+        loss = loss + settings.rank_weight * listmle_loss(ranking, target[rows], mask[rows])
+    return loss
+
+
+def _steps(
+    model: JointModel,
+    data: Tensors,
+    batches: Sequence[np.ndarray],
+    method: str,
+    settings: TrainSettings,
+    lr: float,
+    generator: torch.Generator,
+) -> float:
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    model.train()
+    total = 0.0
+    for rows in batches:
+        batch = data.batch(rows)
+        batch["generator"] = generator
+        opt.zero_grad()
+        loss = _loss(model, data, batch, method, settings)
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        total += float(loss.detach())
+    return total / max(len(batches), 1)
+
+
+def pretrain(
+    model: JointModel, data: Tensors, method: str, settings: TrainSettings, *, epochs: int | None = None
+) -> None:
+    """Balanced batches: each batch from one domain, the domain drawn uniformly at random."""
+    rng = np.random.default_rng(settings.seed)
+    gen = torch.Generator().manual_seed(settings.seed)
+    by_domain: dict[str, list[int]] = {}
+    for i, e in enumerate(data.examples):
+        by_domain.setdefault(e.domain, []).append(i)
+    domains = sorted(by_domain)
+    steps = max(len(data.examples) // settings.batch_size, 1)
+    for epoch in range(settings.pretrain_epochs if epochs is None else epochs):
+        batches = []
+        for _ in range(steps):
+            rows = by_domain[domains[rng.integers(len(domains))]]
+            batches.append(rng.choice(rows, size=min(settings.batch_size, len(rows)), replace=False))
+        loss = _steps(model, data, batches, method, settings, settings.lr, gen)
+        log.info("pretrain %s epoch %d loss %.4f", method, epoch, loss)
+
+
+def finetune(
+    model: JointModel, data: Tensors, rows: Sequence[int], method: str, settings: TrainSettings, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    gen = torch.Generator().manual_seed(seed)
+    rows_arr = np.asarray(rows)
+    for _ in range(settings.finetune_epochs):
+        order = rng.permutation(rows_arr)
+        batches = [order[i : i + settings.batch_size] for i in range(0, len(order), settings.batch_size)]
+        _steps(model, data, batches, method, settings, settings.finetune_lr, gen)
+
+
+def predict(model: JointModel, data: Tensors, rows: Sequence[int], labels: LabelSpace, *, seed: int = 0) -> list[str]:
+    """Predicted label strings (argmax over the claim's domain's labels)."""
+    model.eval()
+    gen = torch.Generator().manual_seed(seed)
+    out: list[str] = []
+    with torch.no_grad():
+        for start in range(0, len(rows), 256):
+            batch = data.batch(list(rows[start : start + 256]))
+            batch["generator"] = gen
+            logits, _ = model(batch)
+            allowed = batch["label_mask"].any(dim=1)
+            out += [labels.labels[int(i)][1] if ok else "" for i, ok in zip(logits.argmax(dim=1), allowed, strict=True)]
+    return out
+
+
+def f1_scores(gold: Sequence[str | None], predicted: Sequence[str]) -> tuple[float, float]:
+    """(micro-F1, macro-F1) of single-label predictions; macro over the labels in gold or predicted.
+    Micro-F1 of single-label multi-class predictions equals accuracy."""
+    if not gold:
+        return 0.0, 0.0
+    micro = sum(g == p for g, p in zip(gold, predicted, strict=True)) / len(gold)
+    labels = sorted({g for g in gold if g is not None} | set(predicted))
+    f1s = []
+    for lab in labels:
+        tp = sum(g == lab and p == lab for g, p in zip(gold, predicted, strict=True))
+        fp = sum(g != lab and p == lab for g, p in zip(gold, predicted, strict=True))
+        fn = sum(g == lab and p != lab for g, p in zip(gold, predicted, strict=True))
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return micro, sum(f1s) / len(f1s)
+
+
+@dataclass
+class DomainResult:
+    domain: str
+    micro_f1: float
+    macro_f1: float
+    n: int
+
+
+def run_method(
+    featurizer: Featurizer,
+    method: str,
+    train: Tensors,
+    evals: Mapping[str, Tensors],
+    settings: TrainSettings,
+) -> dict[str, dict[str, DomainResult]]:
+    """Pre-train on all domains, fine-tune per domain, score every eval split per domain.
+
+    Returns ``{split: {domain: DomainResult}}``."""
+    if method not in ALL_METHODS:
+        raise ValueError(f"no joint-model method {method!r}; known: {', '.join(ALL_METHODS)}")
+    seed = settings.seed
+    torch.manual_seed(seed)
+    random.seed(seed)
+    model = build_model(int(train.claim.shape[1]), featurizer, method, settings)
+    start = time.perf_counter()
+    pretrain(model, train, method, settings)
+    log.info("%s: pretrained in %.1f s", method, time.perf_counter() - start)
+    state = copy.deepcopy(model.state_dict())
+    train_rows: dict[str, list[int]] = {}
+    for i, e in enumerate(train.examples):
+        train_rows.setdefault(e.domain, []).append(i)
+    results: dict[str, dict[str, DomainResult]] = {name: {} for name in evals}
+    for d_index, domain in enumerate(sorted(train_rows)):
+        model.load_state_dict(state)
+        torch.manual_seed(seed + d_index)
+        finetune(model, train, train_rows[domain], method, settings, seed + d_index)
+        for name, data in evals.items():
+            rows = [i for i, e in enumerate(data.examples) if e.domain == domain]
+            if not rows:
+                continue
+            predicted = predict(model, data, rows, featurizer.labels, seed=seed + d_index)
+            micro, macro = f1_scores([data.examples[i].label for i in rows], predicted)
+            results[name][domain] = DomainResult(domain, micro, macro, len(rows))
+    return results
+
+
+def select_time_aware(dev: Mapping[str, Mapping[str, DomainResult]]) -> dict[str, str]:
+    """Per domain, the temporal ranking with the best dev micro-F1 (then macro-F1, then the order
+    of ``METHODS``)."""
+    domains = sorted({d for m in METHODS for d in dev.get(m, {})})
+    choice = {}
+    for domain in domains:
+        scored = [
+            (dev[m][domain].micro_f1, dev[m][domain].macro_f1, -i, m)
+            for i, m in enumerate(METHODS)
+            if domain in dev.get(m, {})
+        ]
+        choice[domain] = max(scored)[3]
+    return choice
