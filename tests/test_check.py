@@ -146,6 +146,21 @@ def test_the_classifier_verdict_names_its_method(index_dir, mini):
     assert Report.from_dict(report.to_dict()).verdict == report.verdict
 
 
+@pytest.mark.slow
+def test_the_stance_cross_encoder_plugs_into_check_with_its_own_rule(index_dir, mini):
+    from factscout.verify.cross_stance import CrossStanceModel
+
+    checker = Checker.from_index(index_dir, CheckSettings(planner="claim", passages=2, stance="cross"))
+    assert isinstance(checker.stance, CrossStanceModel)
+    n, c = checker.stance.rule_thresholds
+    assert (checker.rule.min_evidence, checker.rule.min_confidence) == (n, c)
+    report = checker.check(mini.claims[0])
+    assert report.verdict.label in VERDICTS
+    assert report.provenance["stance_model"]["kind"] == "cross"
+    mine = Checker.from_index(index_dir, CheckSettings(planner="claim", stance="cross", min_evidence=4))
+    assert mine.rule.min_evidence == 4  # the user's setting wins over the tuned one
+
+
 def test_settings_are_validated():
     with pytest.raises(InputError, match="depth must be a positive integer"):
         CheckSettings(depth=0)
@@ -153,6 +168,8 @@ def test_settings_are_validated():
         CheckSettings(verdict="vote")
     with pytest.raises(InputError, match="no selector 'regex'; known: threshold, bio"):
         CheckSettings(selector="regex")
+    with pytest.raises(InputError, match="no stance model 'nli'; known: head, cross"):
+        CheckSettings(stance="nli")
     with pytest.raises(InputError, match="cannot exceed"):
         CheckSettings(depth=5, passages=10)
 

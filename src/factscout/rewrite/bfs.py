@@ -206,7 +206,9 @@ def search_claim(claim: Claim, environment: SearchEnvironment, config: BfsConfig
             candidates += 1
             seq = len(result.trajectories) + j
             steps.append(
-                Step(claim.claim_id, seq, i, text, edit.action_id, edit.description, edit.next_query, reward, after, True)
+                Step(
+                    claim.claim_id, seq, i, text, edit.action_id, edit.description, edit.next_query, reward, after, True
+                )
             )
             text, reward = edit.next_query, after
         if steps:

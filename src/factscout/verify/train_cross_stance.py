@@ -435,6 +435,13 @@ def model_card(r: dict[str, Any]) -> str:
         "",
         f"Stored count-rule thresholds for `--stance cross`: {r['rule']}.",
         "",
+        "The head's rows are tuned on the same dev claims, which belong to the head's own training part, so its",
+        "thresholds were chosen on claims it was trained on; the held-out columns are fair to both. `check` keeps",
+        "the model with the better held-out verdict as its default (`CheckSettings.stance`); the other is one",
+        "flag away. CPU cost: the cross-encoder runs the transformer once per (claim, sentence) pair, the head",
+        "once per sentence (and reuses the selector's embeddings), so the cross-encoder adds about one",
+        "transformer pass per selected sentence to each claim.",
+        "",
     ]
     return "\n".join(lines)
 
