@@ -142,7 +142,7 @@ def main() -> None:
             "",
             f"Held-out claims whose query changed: {actions}. BFS on the training claims: {summary.statuses}, "
             f"{len(trajectories)} trajectories in {bfs_s:.0f} s; edit kinds in them: {dict(kinds)}. Training "
-            f"(classifier + two DTs, {dt_config}, frozen MiniLM states, {args.epochs} epochs) {train_s:.0f} s "
+            f"(classifier + {4 if args.negatives else 2} DTs, {dt_config}, frozen MiniLM states, {args.epochs} epochs) {train_s:.0f} s "
             f"on {machine()}.",
             "",
             "Edits the policies made on the held-out claims, by kind:",
