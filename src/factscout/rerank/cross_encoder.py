@@ -160,6 +160,18 @@ def build_network(config: Mapping[str, Any]) -> Any:
     return Network()
 
 
+def adamw_with_warmup(params: Any, *, lr: float, weight_decay: float, steps: int, warmup: float) -> tuple[Any, Any]:
+    """(AdamW, scheduler): linear warm-up over the first ``warmup`` share of ``steps``, then linear
+    decay to 0 (the usual BERT fine-tuning schedule); call ``scheduler.step()`` after each step."""
+    torch = _torch()
+    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
+    warm = max(1, round(warmup * steps))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
+    )
+    return optimizer, scheduler
+
+
 def trainable_state(network: Any) -> dict[str, np.ndarray]:
     """The parameters that differ from the backbone (LoRA adapters and head), as fp32 arrays."""
     return {
@@ -169,10 +181,11 @@ def trainable_state(network: Any) -> dict[str, np.ndarray]:
     }
 
 
-def read_lora_file(file: Path, fmt: str, what: str) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """(config, adapter/head arrays) of a ``.npz`` written by :func:`write_lora_file` in format ``fmt``."""
+def read_lora_file(file: Path, fmt: str, what: str, *, hint: str = "") -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """(config, adapter/head arrays) of a ``.npz`` written by :func:`write_lora_file` in format ``fmt``;
+    errors name the file and ``what`` it should be (``hint`` follows the missing-file message)."""
     if not file.is_file():
-        raise ModelNotFound(f"no {what} model at {file}")
+        raise ModelNotFound(f"no {what} at {file}{hint}")
     try:
         with np.load(file, allow_pickle=False) as data:
             config = json.loads(str(data["config"]))
@@ -189,15 +202,20 @@ def read_lora_file(file: Path, fmt: str, what: str) -> tuple[dict[str, Any], dic
     return config, arrays
 
 
-def write_lora_file(file: Path, network: Any, config: Mapping[str, Any]) -> Path:
-    """Write ``config`` and the network's trainable arrays (fp16, no pickles) to a ``.npz`` file."""
+def write_lora_arrays(file: Path, arrays: Mapping[str, np.ndarray], config: Mapping[str, Any]) -> Path:
+    """Write ``config`` and adapter/head ``arrays`` (fp16, no pickles) to a ``.npz`` file."""
     file.parent.mkdir(parents=True, exist_ok=True)
-    arrays: dict[str, np.ndarray] = {"config": np.array(json.dumps(dict(config), sort_keys=True))}
-    for name, value in sorted(trainable_state(network).items()):
-        arrays[f"param/{name}"] = value.astype(np.float16)
+    out: dict[str, np.ndarray] = {"config": np.array(json.dumps(dict(config), sort_keys=True))}
+    for name, value in sorted(arrays.items()):
+        out[f"param/{name}"] = np.asarray(value, dtype=np.float16)
     with open(file, "wb") as f:
-        np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+        np.savez_compressed(f, **out)  # type: ignore[arg-type]
     return file
+
+
+def write_lora_file(file: Path, network: Any, config: Mapping[str, Any]) -> Path:
+    """Write ``config`` and the network's trainable arrays to a ``.npz`` file (:func:`write_lora_arrays`)."""
+    return write_lora_arrays(file, trainable_state(network), config)
 
 
 def network_from_state(
@@ -226,6 +244,14 @@ def network_from_state(
                 )
             params[name].copy_(torch.from_numpy(value))
     return network, tokenizer
+
+
+def check_batching(max_length: int, batch_size: int) -> None:
+    """Validate the token limit and batch size of a pair scorer."""
+    if not isinstance(max_length, int) or max_length < 8:
+        raise InputError(f"max_length must be an int >= 8, got {max_length!r}")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise InputError(f"batch_size must be a positive int, got {batch_size!r}")
 
 
 def run_pairs(
@@ -301,10 +327,7 @@ class CrossEncoderReranker:
         kind: str = "factscout",
         device: str = "cpu",
     ) -> None:
-        if not isinstance(max_length, int) or max_length < 8:
-            raise InputError(f"max_length must be an int >= 8, got {max_length!r}")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise InputError(f"batch_size must be a positive int, got {batch_size!r}")
+        check_batching(max_length, batch_size)
         if not 0.0 <= float(interpolation) <= 1.0:
             raise InputError(f"interpolation must be in [0, 1], got {interpolation!r}")
         self.network = network
@@ -328,11 +351,10 @@ class CrossEncoderReranker:
         ``backbone`` overrides where the backbone is read from (a folder holding the same model).
         """
         file = Path(path) if path is not None else MODEL_FILE
-        if not file.is_file() and path is None:
-            raise ModelNotFound(
-                f"no re-ranker model at {file} (reinstall factscout, or train one: python -m factscout.rerank.train --out DIR)"
-            )
-        config, arrays = read_lora_file(file, FORMAT, "re-ranker")
+        hint = (
+            " (reinstall factscout, or train one: python -m factscout.rerank.train --out DIR)" if path is None else ""
+        )
+        config, arrays = read_lora_file(file, FORMAT, "re-ranker", hint=hint)
         if backbone is not None:
             config = {**config, "backbone": backbone}
         return cls.from_state(config, arrays, batch_size=batch_size, source=str(file), device=device)

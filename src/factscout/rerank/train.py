@@ -194,7 +194,7 @@ def train_network(
     import torch
     from transformers import AutoTokenizer
 
-    from factscout.rerank.cross_encoder import backbone_path
+    from factscout.rerank.cross_encoder import adamw_with_warmup, backbone_path
 
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
@@ -212,10 +212,8 @@ def train_network(
         order.extend(int(i) for i in rng.permutation(len(groups)))
     order = order[:n_groups]
     steps = math.ceil(n_groups / config.groups_per_step)
-    optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
-    warm = max(1, round(config.warmup * steps))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
+    optimizer, scheduler = adamw_with_warmup(
+        params, lr=config.lr, weight_decay=config.weight_decay, steps=steps, warmup=config.warmup
     )
     network.train()
     losses: list[float] = []

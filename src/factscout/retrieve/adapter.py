@@ -17,15 +17,20 @@ sha256, and queries are encoded with the same encoder.
 
 from __future__ import annotations
 
-import json
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from factscout.rerank.cross_encoder import BadModel, ModelNotFound, sha256_of
+from factscout.rerank.cross_encoder import (
+    FORMAT_VERSION,
+    BadModel,
+    ModelNotFound,
+    read_lora_file,
+    sha256_of,
+    write_lora_arrays,
+)
 from factscout.retrieve.encoder import DEFAULT_ENCODER, Encoder
 
 __all__ = [
@@ -43,42 +48,19 @@ __all__ = [
 MODEL_DIR = Path(__file__).parent / "models"
 MODEL_FILE = MODEL_DIR / "dense_minilm_lora.npz"
 FORMAT = "factscout-dense-lora"
-FORMAT_VERSION = 1
 FINETUNED_ENCODER = "minilm-ft"
 
 
 def save_adapter(path: str | Path, config: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Path:
     """Write LoRA arrays (fp16, no pickles) and ``config`` (``backbone``, ``rank``, ``alpha``...) to ``.npz``."""
-    file = Path(path)
-    file.parent.mkdir(parents=True, exist_ok=True)
-    full = {**config, "format": FORMAT, "format_version": FORMAT_VERSION}
-    out: dict[str, np.ndarray] = {"config": np.array(json.dumps(full, sort_keys=True))}
-    for name, value in sorted(arrays.items()):
-        out[f"param/{name}"] = np.asarray(value, dtype=np.float16)
-    with open(file, "wb") as f:
-        np.savez_compressed(f, **out)  # type: ignore[arg-type]
-    return file
+    return write_lora_arrays(Path(path), arrays, {**config, "format": FORMAT, "format_version": FORMAT_VERSION})
 
 
 def read_adapter(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray], str]:
     """(config, fp32 arrays, sha256) of an adapter file, with errors that name the file."""
     file = Path(path)
-    if not file.is_file():
-        hint = " (reinstall factscout, or train one: factscout train dense --out DIR)" if file == MODEL_FILE else ""
-        raise ModelNotFound(f"no dense encoder adapter at {file}{hint}")
-    try:
-        with np.load(file, allow_pickle=False) as data:
-            config = json.loads(str(data["config"]))
-            arrays = {k[len("param/") :]: np.asarray(data[k], dtype=np.float32) for k in data if k.startswith("param/")}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-        raise BadModel(f"{file} is not a factscout dense encoder adapter: {exc}") from None
-    if not isinstance(config, dict) or config.get("format") != FORMAT:
-        found = config.get("format") if isinstance(config, dict) else "?"
-        raise BadModel(f"{file} is not a factscout dense encoder adapter (format {found!r}, expected {FORMAT!r})")
-    if config.get("format_version") != FORMAT_VERSION:
-        raise BadModel(
-            f"{file} has format version {config.get('format_version')}, this factscout reads {FORMAT_VERSION}"
-        )
+    hint = " (reinstall factscout, or train one: factscout train dense --out DIR)" if file == MODEL_FILE else ""
+    config, arrays = read_lora_file(file, FORMAT, "dense encoder adapter", hint=hint)
     for key in ("rank", "alpha"):
         if not isinstance(config.get(key), (int, float)) or config[key] <= 0:
             raise BadModel(f"{file}: the adapter config has no valid {key!r}")

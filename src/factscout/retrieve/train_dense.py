@@ -47,7 +47,13 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.rerank.cross_encoder import DEFAULT_BACKBONE, LORA_TARGETS, backbone_path, build_network
+from factscout.rerank.cross_encoder import (
+    DEFAULT_BACKBONE,
+    LORA_TARGETS,
+    adamw_with_warmup,
+    backbone_path,
+    build_network,
+)
 from factscout.rerank.train import HELDOUT_FILE, positives, read_heldout_ids, split_dev, training_groups
 from factscout.retrieve.adapter import MODEL_FILE, save_adapter
 
@@ -247,10 +253,8 @@ def train_adapter(
     steps = len(plan)
     if steps == 0:
         raise InputError("no training pairs")
-    optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
-    warm = max(1, round(config.warmup * steps))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
+    optimizer, scheduler = adamw_with_warmup(
+        params, lr=config.lr, weight_decay=config.weight_decay, steps=steps, warmup=config.warmup
     )
     model.train()
     losses: list[float] = []

@@ -28,7 +28,7 @@ from factscout.errors import InputError
 from factscout.rerank.cross_encoder import (
     FORMAT_VERSION,
     BadModel,
-    ModelNotFound,
+    check_batching,
     network_from_state,
     read_lora_file,
     run_pairs,
@@ -63,10 +63,7 @@ class CrossStanceModel:
         device: str = "cpu",
         cache_size: int = 20_000,
     ) -> None:
-        if not isinstance(max_length, int) or max_length < 8:
-            raise InputError(f"max_length must be an int >= 8, got {max_length!r}")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise InputError(f"batch_size must be a positive int, got {batch_size!r}")
+        check_batching(max_length, batch_size)
         self.network = network
         self.tokenizer = tokenizer
         self.max_length = max_length
@@ -91,12 +88,8 @@ class CrossStanceModel:
     def load(cls, path: str | Path | None = None, *, batch_size: int = 32, device: str = "cpu") -> CrossStanceModel:
         """Load weights saved by :meth:`save`; by default the ones shipped with factscout (offline)."""
         file = Path(path) if path is not None else MODEL_FILE
-        if not file.is_file() and path is None:
-            raise ModelNotFound(
-                f"no stance cross-encoder at {file} (reinstall factscout, or train one: "
-                "python -m factscout.verify.train_cross_stance --out DIR)"
-            )
-        config, arrays = read_lora_file(file, FORMAT, "stance cross-encoder")
+        hint = " (reinstall factscout, or train one: factscout train stance-cross --out DIR)" if path is None else ""
+        config, arrays = read_lora_file(file, FORMAT, "stance cross-encoder", hint=hint)
         if int(config.get("num_labels", 0)) != len(STANCE_LABELS) or tuple(config.get("labels", ())) != STANCE_LABELS:
             raise BadModel(f"{file}: labels {config.get('labels')} differ from {STANCE_LABELS}")
         network, tokenizer = network_from_state(config, arrays, str(file))

@@ -143,7 +143,7 @@ def train_model(
     import torch
     from transformers import AutoTokenizer
 
-    from factscout.rerank.cross_encoder import backbone_path, build_network, trainable_state
+    from factscout.rerank.cross_encoder import adamw_with_warmup, backbone_path, build_network, trainable_state
 
     if not pairs:
         raise InputError("no training pairs")
@@ -167,10 +167,8 @@ def train_model(
     steps = per_epoch * config.epochs
     if config.max_steps is not None:
         steps = min(steps, config.max_steps)
-    optimizer = torch.optim.AdamW(params, lr=config.lr, weight_decay=config.weight_decay)
-    warm = max(1, round(config.warmup * steps))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
+    optimizer, scheduler = adamw_with_warmup(
+        params, lr=config.lr, weight_decay=config.weight_decay, steps=steps, warmup=config.warmup
     )
     log: dict[str, Any] = {"pairs": len(pairs), "steps": steps, "epochs": [], "label_counts": counts.tolist()}
     best: tuple[float, dict[str, np.ndarray]] | None = None
