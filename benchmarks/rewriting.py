@@ -16,6 +16,8 @@ states. Another split: ``--claims C --qrels Q --corpus P --heldout IDS``.
 from __future__ import annotations
 
 import argparse
+import shlex
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -24,26 +26,50 @@ from pathlib import Path
 import numpy as np
 from _common import machine, markdown_table, publish, quiet
 
-from factscout.datasets import load_dataset
+from factscout.datasets import data_root, load_dataset
 from factscout.formats.beir import read_claims, read_corpus
 from factscout.formats.trec import read_qrels
 from factscout.retrieve import build_retriever
 from factscout.rewrite import ACTIONS, BfsConfig, SearchEnvironment, generate_trajectories, read_trajectories
-from factscout.rewrite.policy import ClassifierConfig, DtConfig, OriginalPolicy, RandomEditPolicy, rewrite
+from factscout.rewrite.policy import (
+    ClassifierConfig,
+    DtConfig,
+    OriginalPolicy,
+    RandomEditPolicy,
+    rewrite,
+    save_policy,
+)
 from factscout.rewrite.train_policy import TrainSettings, train_classifier, train_decision_transformer
 from factscout.verify.stance import MODEL_DIR
 
 MEASURES = ("AP@50", "R@50", "RR")
+RETRIEVER_NAMES = {"bm25": "BM25", "dense": "dense kNN, MiniLM"}
+
+
+def sample(claims: list, limit: int | None) -> list:
+    """At most ``limit`` of ``claims``, a seeded sample kept in the claims' order."""
+    if limit is None or len(claims) <= limit:
+        return claims
+    keep = set(np.random.default_rng(0).choice(len(claims), limit, replace=False).tolist())
+    return [c for i, c in enumerate(claims) if i in keep]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "--dataset",
-        choices=("scifact", "checkthat2022"),
+        choices=("scifact", "checkthat2022", "averitec", "covidfact"),
         default="scifact",
-        help="scifact: train part vs the 202 held-out claims; checkthat2022: train tweets vs dev-test tweets",
+        help="scifact: train part vs the 202 held-out claims; checkthat2022: train tweets vs dev-test tweets; "
+        "averitec (BEIR view: claim -> gold QA answers) and covidfact (claim -> gold evidence sentences): a "
+        "seeded 20%% of the claims held out",
     )
+    parser.add_argument("--retriever", choices=("bm25", "dense"), default="bm25", help="the black-box search endpoint")
+    parser.add_argument(
+        "--max-train", type=int, help="BFS on at most this many training claims (seeded sample; bounds CPU time)"
+    )
+    parser.add_argument("--max-test", type=int, help="evaluate on at most this many held-out claims (seeded sample)")
+    parser.add_argument("--save-policies", help="write the trained policies to DIR/<dataset>-<retriever>-<policy>/")
     parser.add_argument("--claims", help="claims JSONL (BEIR queries); with --qrels, --corpus, --heldout")
     parser.add_argument("--qrels")
     parser.add_argument("--corpus")
@@ -70,14 +96,26 @@ def main() -> None:
         qrels = {**data.qrels, **test_data.qrels}
         held = {c.claim_id for c in test_data.claims}
         name = "CheckThat 2022 2A (train -> dev-test)"
+    elif args.dataset in ("averitec", "covidfact"):
+        if args.dataset == "averitec":
+            data = load_dataset("averitec_beir", "train")
+            claims, qrels, corpus = list(data.claims), data.qrels, list(data.corpus)
+            name = "AVeriTeC train, BEIR view"
+        else:
+            folder = data_root() / "covidfact" / "beir"
+            claims, corpus = list(read_claims(folder / "queries.jsonl")), list(read_corpus(folder / "corpus.jsonl"))
+            qrels = read_qrels(folder / "qrels" / "test.tsv")
+            name = "COVID-Fact, BEIR view"
+        ids = sorted(c.claim_id for c in claims if c.claim_id in qrels)
+        held = set(np.random.default_rng(0).permutation(ids)[: len(ids) // 5].tolist())
     else:
         data = load_dataset("scifact", "train")
         claims, qrels, corpus = list(data.claims), data.qrels, list(data.corpus)
         held = set((MODEL_DIR / "scifact_heldout_ids.txt").read_text().split())
         name = "SciFact train"
-    train = [c for c in claims if c.claim_id not in held and c.claim_id in qrels]
-    test = [c for c in claims if c.claim_id in held and c.claim_id in qrels]
-    retriever = build_retriever(corpus, "bm25", show_progress=False)
+    train = sample([c for c in claims if c.claim_id not in held and c.claim_id in qrels], args.max_train)
+    test = sample([c for c in claims if c.claim_id in held and c.claim_id in qrels], args.max_test)
+    retriever = build_retriever(corpus, args.retriever, show_progress=False)
     envs = {m: SearchEnvironment(retriever, qrels, m) for m in MEASURES}
     env = envs["AP@50"]
 
@@ -116,7 +154,7 @@ def main() -> None:
             ("DT dense + negatives, env stop (upper bound)", dense_neg.policy, env, args.max_steps),
             ("DT sparse + negatives, env stop (upper bound)", sparse_neg.policy, env, args.max_steps),
         ]
-    rows, headline, actions = [], {"benchmark": "rewriting", "eval": name, "retriever": "bm25"}, {}
+    rows, headline, actions = [], {"benchmark": "rewriting", "eval": name, "retriever": args.retriever}, {}
     base = None
     kinds_of: dict[str, Counter[str]] = {}
     for label, policy, inference_env, steps in runs:
@@ -136,7 +174,7 @@ def main() -> None:
     kind_rows = [[label, sum(k.values()), *[k.get(n, 0) for n in kind_names]] for label, k in kinds_of.items()]
     text = "\n".join(
         [
-            f"### Query rewriting on held-out claims ({name}: {len(train)} training claims, {len(test)} held out; BM25)",
+            f"### Query rewriting on held-out claims ({name}: {len(train)} training claims, {len(test)} held out; {RETRIEVER_NAMES[args.retriever]})",
             "",
             markdown_table(["policy", "mAP@50", "R@50", "MRR", "mAP@50 vs original"], rows),
             "",
@@ -153,10 +191,14 @@ def main() -> None:
             f"({sum(tr.negative for tr in with_negatives)} in all) for the `+ negatives` rows; the classifier never "
             "trains on them.",
             "",
-            f"Reproduce: `python benchmarks/rewriting.py{' --dataset ' + args.dataset if args.dataset != 'scifact' and not args.claims else ''}`",
+            f"Reproduce: `{shlex.join(['python', 'benchmarks/rewriting.py', *sys.argv[1:]])}`",
         ]
     )
-    publish("rewriting" if args.dataset == "scifact" or args.claims else f"rewriting_{args.dataset}", text, headline)
+    if args.save_policies:
+        for label, trained in (("classifier", classifier), ("dt-dense", dense), ("dt-sparse", sparse)):
+            save_policy(trained.policy, Path(args.save_policies) / f"{args.dataset}-{args.retriever}-{label}")
+    stem = "rewriting" if args.dataset == "scifact" or args.claims else f"rewriting_{args.dataset}"
+    publish(stem if args.retriever == "bm25" else f"{stem}_{args.retriever}", text, headline)
 
 
 if __name__ == "__main__":

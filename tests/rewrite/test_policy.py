@@ -254,6 +254,19 @@ class TestSaveLoad:
         assert isinstance(load_policy(save_policy(OriginalPolicy(), tmp_path / "o")), OriginalPolicy)
         assert make_policy("random", seed=2) == RandomEditPolicy(2)
 
+    def test_shipped_policies_by_name(self, trained, tmp_path, monkeypatch):
+        import factscout.rewrite.policy as policy_module
+
+        monkeypatch.setattr(policy_module, "SHIPPED_DIR", tmp_path)
+        save_policy(trained.policy, tmp_path / "toy-bm25")
+        (tmp_path / "not-a-policy").mkdir()
+        assert policy_module.shipped_policies() == ("toy-bm25",)
+        loaded = make_policy("toy-bm25")
+        assert isinstance(loaded, DecisionTransformerPolicy)
+        assert rewrite(SENTENCES[0], loaded) == rewrite(SENTENCES[0], trained.policy)
+        with pytest.raises(UnknownName, match="no rewrite policy 'toy-dense'; known: original, random, toy-bm25"):
+            make_policy("toy-dense")
+
     def test_missing_and_corrupt_files(self, trained, tmp_path):
         with pytest.raises(DataNotFound, match="no rewrite policy"):
             load_policy(tmp_path / "nowhere")

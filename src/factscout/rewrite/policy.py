@@ -62,6 +62,7 @@ POLICY_FORMAT = "factscout-rewrite-policy"
 POLICY_VERSION = 1
 CONFIG_FILE = "policy.json"
 WEIGHTS_FILE = "weights.safetensors"
+SHIPPED_DIR = Path(__file__).parent / "models"  # trained policies that ship, one folder per <dataset>-<retriever>
 _EPS = 1e-12
 _TORCH_HINT = "learned rewrite policies need torch and transformers: pip install 'factscout[dense]'"
 
@@ -657,10 +658,24 @@ def load_policy(path: str | os.PathLike[str]) -> RewritePolicy:
     return policy
 
 
+def shipped_policies() -> tuple[str, ...]:
+    """Names of the trained policies that ship with factscout (``<dataset>-<retriever>``)."""
+    if not SHIPPED_DIR.is_dir():
+        return ()
+    return tuple(sorted(d.name for d in SHIPPED_DIR.iterdir() if (d / CONFIG_FILE).is_file()))
+
+
 def make_policy(spec: str | os.PathLike[str], *, seed: int = 0) -> RewritePolicy:
-    """A policy from a saved folder, or a baseline by name (``original``, ``random``)."""
-    if isinstance(spec, str) and spec in BASELINES and not Path(spec).exists():
-        return RandomEditPolicy(seed) if spec == "random" else OriginalPolicy()
+    """A policy from a saved folder, a shipped policy by name (:func:`shipped_policies`), or a
+    baseline by name (``original``, ``random``). A folder of that name in the working directory
+    wins over a shipped name."""
+    if isinstance(spec, str) and not Path(spec).exists():
+        if spec in BASELINES:
+            return RandomEditPolicy(seed) if spec == "random" else OriginalPolicy()
+        if spec in shipped_policies():
+            return load_policy(SHIPPED_DIR / spec)
+        if os.sep not in spec and "." not in spec:
+            raise UnknownName("rewrite policy", spec, [*shipped_policies(), *BASELINES])
     return load_policy(spec)
 
 
@@ -700,6 +715,7 @@ __all__ = [
     "RewriteTrace",
     "load_policy",
     "make_policy",
+    "shipped_policies",
     "returns_to_go",
     "rewrite",
     "rewrite_all",
