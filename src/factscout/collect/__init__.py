@@ -8,3 +8,8 @@ retries, snapshot), ``relevance`` (cosine filter), ``factcheck`` (leakage sites)
 (no private addresses), ``crawl`` (robots.txt, limits, trafilatura + htmldate), ``corpus``
 (outputs), ``snapshot`` (content-addressed store, replay, drift).
 """
+
+from factscout.collect.pipeline import CollectReport, CollectSettings, collect
+from factscout.collect.snapshot import Drift, Snapshot, compare_snapshots
+
+__all__ = ["CollectReport", "CollectSettings", "Drift", "Snapshot", "collect", "compare_snapshots"]
