@@ -30,6 +30,7 @@ def test_the_list_ships_with_the_package():
         ("https://www.reuters.com/article/factcheck-germany-idUSL1N2", "reuters.com/article/factcheck"),
         ("https://apnews.com/article/fact-check-unemployment-123", "apnews.com/article/fact-check"),
         ("https://www.washingtonpost.com/news/fact-checker/wp/2019/05/10/x/", "washingtonpost.com/news/fact-checker"),
+        ("https://mobile.abc.net.au/news/2015-10-28/fact-check-direct-action/6847234", "abc.net.au/news/*/fact-check*"),
     ],
 )
 def test_fact_check_pages_match(sites, url, entry):
@@ -43,6 +44,7 @@ def test_fact_check_pages_match(sites, url, entry):
         "https://notsnopes.com/page",
         "https://snopes.com.evil.example/page",
         "https://apnews.com/article/unemployment-rate-falls",
+        "https://www.abc.net.au/news/2015-10-28/direct-action-explained/6847234",
         "https://www.bls.gov/news.release/empsit.nr0.htm",
         "not a url",
     ],

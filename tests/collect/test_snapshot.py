@@ -84,6 +84,19 @@ def test_replay_never_fetches_and_misses_are_errors(tmp_path):
         replay.get("page", {"url": "https://b.example/"}, no_fetch)
 
 
+def test_a_request_is_fetched_once_per_run(tmp_path):
+    session = Session(Snapshot(tmp_path))
+    calls: list[int] = []
+
+    def fetch() -> Capture:
+        calls.append(1)
+        return Capture(b"answer", {"outcome": "ok"})
+
+    first = session.get("search", {"query": "q"}, fetch)
+    again = session.get("search", {"query": "q"}, fetch)
+    assert first == again and calls == [1]
+
+
 def _run(path, urls: list[str], pages: dict[str, bytes | None]) -> Snapshot:
     snap = Snapshot(path)
     snap.record("search", {"provider": "p", "query": "q"}, json.dumps(urls).encode(), {"outcome": "ok", "urls": urls})

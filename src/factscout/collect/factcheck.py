@@ -3,12 +3,15 @@
 A claim's own fact-check states its verdict, so a corpus that contains it lets a system copy
 the answer (QuanTemp++ removes such sites from its search results). The shipped list,
 ``factcheck_domains.txt`` in this package, holds dedicated fact-checking sites (a domain matches
-itself and its subdomains) and the fact-check sections of news outlets (a domain with a path
-prefix, ``reuters.com/fact-check``). Runs can add entries (``--exclude-domain``).
+itself and its subdomains) and the fact-check sections of news outlets: a domain with a path
+prefix (``reuters.com/fact-check`` matches ``/fact-check``, ``/fact-check/...`` and
+``/fact-check-...``) or a path pattern with ``*`` wildcards for outlets that put a date first
+(``abc.net.au/news/*/fact-check*``). Runs can add entries (``--exclude-domain``).
 """
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
@@ -61,8 +64,11 @@ class FactCheckSites:
         host = (parsed.host or "").lower().rstrip(".")
         path = (parsed.path or "/").lower()
         for domain, prefix in self.entries:
-            if (host == domain or host.endswith("." + domain)) and (
-                not prefix or path == prefix or path.startswith(prefix + "/") or path.startswith(prefix + "-")
-            ):
+            if not (host == domain or host.endswith("." + domain)):
+                continue
+            if "*" in prefix:
+                if fnmatch.fnmatchcase(path, prefix):
+                    return domain + prefix
+            elif not prefix or path == prefix or path.startswith(prefix + "/") or path.startswith(prefix + "-"):
                 return domain + prefix
         return None

@@ -246,85 +246,34 @@ def collect(
             encoder.append(default_embed())
         return encoder[0]
 
+    policy = AddressPolicy.allowing(settings.allow_hosts)  # bad entries fail now, not mid-run
+    sites = FactCheckSites.load(settings.exclude_domains)
     crawlers: list[Crawler] = []
 
     def crawler() -> Crawler:
         if not crawlers:
-            policy = AddressPolicy.allowing(settings.allow_hosts)
             crawlers.append(Crawler(policy, settings.crawler, sleep=sleep, clock=clock, now=now))
         return crawlers[0]
 
     plans, report.planner, report.plan_failures = plan_claims(claims, settings, session, shared_embed)
     provider = make_provider(settings.provider, base_url=settings.base_url)
     searcher = WebSearcher(provider, session, min_interval=settings.min_interval, sleep=sleep, clock=clock, now=now)
-    sites = FactCheckSites.load(settings.exclude_domains)
     relevance = RelevanceFilter(settings.threshold, load=shared_embed)
-    pages = _Pages(session, crawler, settings.crawler)
-    corpus = CorpusBuilder()
+    run = _Run(
+        settings, searcher, relevance, sites, _Pages(session, crawler, settings.crawler), CorpusBuilder(), report
+    )
     all_queries: list[Query] = []
     try:
         for claim in claims:
-            queries = plans[claim.claim_id]
-            all_queries += queries
-            subs = [q for q in queries if q.query_id != claim.claim_id] or [
-                q for q in queries if q.query_id == claim.claim_id
-            ]
-            report.sub_queries += len(subs)
-            before = claim.date if settings.date_filter else None
-            relevant_urls: set[str] = set()
-            for q in subs:
-                outcome = searcher.search(SearchRequest(q.text, settings.results, before))
-                report.searches += 1
-                if outcome.error:
-                    report.failed_searches += 1
-                    corpus.record(
-                        {
-                            "claim_id": claim.claim_id,
-                            "query_id": q.query_id,
-                            "query": q.text,
-                            "role": "sub-query",
-                            "error": outcome.error,
-                        }
-                    )
-                    continue
-                scores = relevance.scores(q.text, outcome.results)
-                for result, score in zip(outcome.results, scores, strict=True):
-                    decision, doc_id = _screen(
-                        result, claim, settings, sites, pages, corpus, score >= settings.threshold
-                    )
-                    if decision == RELEVANT and doc_id is not None:
-                        corpus.judge(claim.claim_id, q.query_id, doc_id)
-                        relevant_urls.add(page_url(result.url))
-                    corpus.record(_row(claim, q, "sub-query", result, score, decision, doc_id))
-            if settings.distractors:
-                verbatim = Query.for_claim(claim)
-                outcome = searcher.search(SearchRequest(claim.text, settings.distractors, before))
-                report.searches += 1
-                if outcome.error:
-                    report.failed_searches += 1
-                    corpus.record(
-                        {
-                            "claim_id": claim.claim_id,
-                            "query_id": claim.claim_id,
-                            "query": claim.text,
-                            "role": "claim",
-                            "error": outcome.error,
-                        }
-                    )
-                for result in outcome.results:
-                    if page_url(result.url) in relevant_urls:
-                        corpus.record(_row(claim, verbatim, "claim", result, None, "already relevant", None))
-                        continue
-                    decision, doc_id = _screen(result, claim, settings, sites, pages, corpus, True, DISTRACTOR)
-                    if doc_id is not None and doc_id in corpus.qrels.get(claim.claim_id, {}):
-                        decision, doc_id = "already relevant", None
-                    corpus.record(_row(claim, verbatim, "claim", result, None, decision, doc_id))
+            all_queries += plans[claim.claim_id]
+            run.claim(claim, plans[claim.claim_id])
             if on_claim is not None:
                 on_claim()
     finally:
         searcher.close()
         for c in crawlers:
             c.close()
+    corpus = run.corpus
     corpus.write(out, claims, all_queries)
     session.out.write_manifest()
     report.documents = len(corpus.documents)
@@ -347,34 +296,77 @@ def collect(
     return report
 
 
-def _screen(
-    result: SearchResult,
-    claim: Claim,
-    settings: CollectSettings,
-    sites: FactCheckSites,
-    pages: _Pages,
-    corpus: CorpusBuilder,
-    relevant: bool,
-    keep_as: str = RELEVANT,
-) -> tuple[str, str | None]:
-    """Decide one result's fate: dropped (and why) or kept as a document (``keep_as``)."""
-    if (site := sites.match(result.url)) is not None:
-        return f"fact-check site: {site}", None
-    if _after(result.published, claim, settings):
-        return "published on or after the claim date (search result date)", None
-    if not relevant:
-        return "not relevant", None
-    if not settings.crawl:
-        return keep_as, corpus.add_document(result.url, result.title, result.snippet, result.published)
-    page, final = pages.get(page_url(result.url))
-    if isinstance(page, str):
-        return f"page skipped: {page}", None
-    if (site := sites.match(final)) is not None:
-        return f"fact-check site: {site} (after redirect)", None
-    published = page.published or result.published
-    if _after(published, claim, settings):
-        return "published on or after the claim date (page date)", None
-    return keep_as, corpus.add_document(final, page.title or result.title, page.text, published)
+@dataclass
+class _Run:
+    """The per-claim steps of one collection run, sharing its searcher, filters and corpus."""
+
+    settings: CollectSettings
+    searcher: WebSearcher
+    relevance: RelevanceFilter
+    sites: FactCheckSites
+    pages: _Pages
+    corpus: CorpusBuilder
+    report: CollectReport
+
+    def claim(self, claim: Claim, queries: Sequence[Query]) -> None:
+        """Search the claim's sub-queries (relevant pages), then the claim itself (distractors)."""
+        subs = [q for q in queries if q.query_id != claim.claim_id] or [
+            q for q in queries if q.query_id == claim.claim_id
+        ]
+        self.report.sub_queries += len(subs)
+        before = claim.date if self.settings.date_filter else None
+        relevant: set[str] = set()
+        for q in subs:
+            results = self._search(claim, q, "sub-query", self.settings.results, before)
+            for result, score in zip(results, self.relevance.scores(q.text, results), strict=True):
+                decision, doc_id = self._screen(result, claim, self.relevance.relevant(score), RELEVANT)
+                if doc_id is not None:
+                    self.corpus.judge(claim.claim_id, q.query_id, doc_id)
+                    relevant.add(page_url(result.url))
+                self.corpus.record(_row(claim, q, "sub-query", result, score, decision, doc_id))
+        if not self.settings.distractors:
+            return
+        verbatim = Query.for_claim(claim)
+        for result in self._search(claim, verbatim, "claim", self.settings.distractors, before):
+            if page_url(result.url) in relevant:
+                decision, doc_id = "already relevant", None
+            else:
+                decision, doc_id = self._screen(result, claim, True, DISTRACTOR)
+                if doc_id is not None and doc_id in self.corpus.qrels.get(claim.claim_id, {}):
+                    decision, doc_id = "already relevant", None  # the same page under another URL
+            self.corpus.record(_row(claim, verbatim, "claim", result, None, decision, doc_id))
+
+    def _search(
+        self, claim: Claim, query: Query, role: str, count: int, before: dt.date | None
+    ) -> tuple[SearchResult, ...]:
+        outcome = self.searcher.search(SearchRequest(query.text, count, before))
+        self.report.searches += 1
+        if outcome.error:
+            self.report.failed_searches += 1
+            row = {"claim_id": claim.claim_id, "query_id": query.query_id, "query": query.text, "role": role}
+            self.corpus.record(row | {"error": outcome.error})
+        return outcome.results
+
+    def _screen(self, result: SearchResult, claim: Claim, relevant: bool, keep_as: str) -> tuple[str, str | None]:
+        """One result's fate: dropped (and why), or kept as a document (``keep_as``) with its id.
+        The cheap checks come first, so nothing is fetched for a result they drop."""
+        if (site := self.sites.match(result.url)) is not None:
+            return f"fact-check site: {site}", None
+        if _after(result.published, claim, self.settings):
+            return "published on or after the claim date (search result date)", None
+        if not relevant:
+            return "not relevant", None
+        if not self.settings.crawl:
+            return keep_as, self.corpus.add_document(result.url, result.title, result.snippet, result.published)
+        page, final = self.pages.get(page_url(result.url))
+        if isinstance(page, str):
+            return f"page skipped: {page}", None
+        if (site := self.sites.match(final)) is not None:
+            return f"fact-check site: {site} (after redirect)", None
+        published = page.published or result.published
+        if _after(published, claim, self.settings):
+            return "published on or after the claim date (page date)", None
+        return keep_as, self.corpus.add_document(final, page.title or result.title, page.text, published)
 
 
 def _row(

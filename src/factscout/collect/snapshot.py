@@ -245,9 +245,13 @@ class Session:
         return self.out.record(kind, request, capture.body, capture.meta), capture.body
 
     def get(self, kind: str, request: Mapping[str, Any], fetch: Callable[[], Capture]) -> tuple[Entry, bytes | None]:
-        """Replay the request from the source snapshot, or fetch it live and record it."""
+        """Replay the request from the source snapshot, or fetch it live and record it. A request
+        made twice in one run (a sub-query equal to the claim) is answered once."""
         if self.replaying:
             return self.lookup(kind, request)
+        done = self.out.lookup(kind, request)
+        if done is not None:
+            return done, self.out.get_blob(done.blob) if done.blob else None
         return self.record(kind, request, fetch())
 
 
