@@ -251,6 +251,17 @@ def test_drift_between_two_live_runs(web, tmp_path):
     assert urls["energy"] in drift.pages_changed
     saved = json.loads((tmp_path / "second" / "drift.json").read_text())
     assert urls["energy"] in saved["pages_changed"]
+    web.serp[CLAIMS[0].text] = serp  # back to the first answer; rerun into the first run's own folder
+    again = collect(
+        CLAIMS,
+        tmp_path / "first",
+        settings(web, **options),
+        embed=word_embed,
+        drift_from=tmp_path / "first",
+        sleep=lambda s: None,
+    )
+    assert again.drift is not None and not any(s.added or s.removed for s in again.drift.searches)
+    assert urls["energy"] in again.drift.pages_changed
 
 
 @pytest.mark.slow

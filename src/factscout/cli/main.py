@@ -736,7 +736,8 @@ def collect(
         f"({report.failed_searches} failed) with {report.planner}; corpus, qrels and snapshot in {out_path}",
         highlight=False,
     )
-    dropped = ", ".join(f"{n} {d}" for d, n in report.decisions.most_common() if d not in ("relevant", "distractor"))
+    kept = ("relevant", "distractor", "already relevant")
+    dropped = ", ".join(f"{n} {d}" for d, n in report.decisions.most_common() if d not in kept)
     err.print(
         f"results dropped: {dropped or 'none'} (reasons per result in {out_path / 'records.jsonl'})", highlight=False
     )

@@ -236,6 +236,7 @@ def collect(
         raise InputError(f"claim id {next(i for i in ids if ids.count(i) > 1)!r} occurs twice")
     out = Path(out_dir)
     source = Snapshot.open(replay) if replay is not None else None
+    earlier = Snapshot.open(drift_from) if drift_from is not None else None  # read before ``out`` may overwrite it
     session = Session(Snapshot(out / "snapshot"), source)
     report = CollectReport(out, claims=len(claims), replayed_from=str(replay) if replay is not None else None)
 
@@ -281,8 +282,8 @@ def collect(
     report.distractors = len(corpus.distractor_ids)
     report.claims_with_evidence = len(corpus.qrels)
     report.decisions = corpus.decisions
-    if drift_from is not None:
-        report.drift = compare_snapshots(drift_from, session.out)
+    if earlier is not None:
+        report.drift = compare_snapshots(earlier, session.out)
         (out / "drift.json").write_text(
             json.dumps(report.drift.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
