@@ -5,9 +5,10 @@ Fetching (:class:`Crawler`, live runs only) does, for each URL:
 1. refuse anything but http(s), and any address :mod:`factscout.collect.netguard` refuses
    (private, loopback, link-local... unless allow-listed), on every connection: the page,
    each redirect hop and ``robots.txt``;
-2. obey ``robots.txt`` (``urllib.robotparser`` over a file fetched through the same guarded
-   client; 401/403 means nothing may be fetched, another 4xx means everything may, a 5xx or no
-   answer means the site is skipped, as RFC 9309 advises);
+2. obey ``robots.txt`` for the page and for each redirect target (``urllib.robotparser`` over a
+   file fetched through the same guarded client; 401/403 means nothing may be fetched, as
+   ``urllib.robotparser`` reads it, another 4xx means everything may, and a 5xx or no answer
+   means the site is skipped, as RFC 9309 asks for an unreachable robots.txt);
 3. wait for the host's rate limit, GET with retries on 429/5xx (``Retry-After`` honoured),
    follow at most ``max_redirects`` redirects by hand;
 4. skip and log: 401/402/403/451 (forbidden or paywalled), other 4xx/5xx, a content type that is
