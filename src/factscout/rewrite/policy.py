@@ -715,10 +715,10 @@ __all__ = [
     "RewriteTrace",
     "load_policy",
     "make_policy",
-    "shipped_policies",
     "returns_to_go",
     "rewrite",
     "rewrite_all",
     "save_policy",
+    "shipped_policies",
     "state_encoder",
 ]
