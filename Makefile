@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/verdict_classifier.py
 	$(PY) benchmarks/bfs_speed.py
 	$(PY) benchmarks/rewriting.py
+	$(PY) benchmarks/rewriting.py --dataset averitec --max-train 1000 --max-test 400
 	$(PY) benchmarks/load.py --index .factscout/scifact-index
 	$(PY) benchmarks/temporal.py
 	$(PY) benchmarks/web_collection.py

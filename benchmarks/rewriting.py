@@ -46,6 +46,17 @@ MEASURES = ("AP@50", "R@50", "RR")
 RETRIEVER_NAMES = {"bm25": "BM25", "dense": "dense kNN, MiniLM"}
 
 
+def reproduce_args(argv: list[str]) -> list[str]:
+    """The command-line arguments that shape the results (drops ``--save-policies DIR``)."""
+    out, skip = [], False
+    for arg in argv:
+        if skip or arg == "--save-policies" or arg.startswith("--save-policies="):
+            skip = arg == "--save-policies"
+            continue
+        out.append(arg)
+    return out
+
+
 def sample(claims: list, limit: int | None) -> list:
     """At most ``limit`` of ``claims``, a seeded sample kept in the claims' order."""
     if limit is None or len(claims) <= limit:
@@ -191,7 +202,7 @@ def main() -> None:
             f"({sum(tr.negative for tr in with_negatives)} in all) for the `+ negatives` rows; the classifier never "
             "trains on them.",
             "",
-            f"Reproduce: `{shlex.join(['python', 'benchmarks/rewriting.py', *sys.argv[1:]])}`",
+            f"Reproduce: `{shlex.join(['python', 'benchmarks/rewriting.py', *reproduce_args(sys.argv[1:])])}`",
         ]
     )
     if args.save_policies:
