@@ -22,6 +22,7 @@ from factscout.rewrite.policy import (
     DecisionTransformerPolicy,
     DtConfig,
     Episode,
+    OneActionClassifier,
     OriginalPolicy,
     RandomEditPolicy,
     load_policy,
@@ -319,9 +320,18 @@ class TestCommandLine:
 
     def test_missing_policy_is_a_clear_error(self, cli_root):
         r = self.invoke(C1.text, "--index", cli_root / "idx")
-        assert r.exit_code == 2 and "no rewrite policy given" in r.output
+        assert r.exit_code == 2 and "no rewrite policy given" in r.output and "averitec-bm25" in r.output
         r = self.invoke(C1.text, "--index", cli_root / "idx", "--policy", cli_root / "nowhere")
         assert r.exit_code == 2 and "no rewrite policy at" in r.output
+
+    def test_shipped_policy_by_name(self, cli_root):
+        from factscout.rewrite.policy import shipped_policies
+
+        assert {"averitec-bm25", "averitec-bm25-dt"} <= set(shipped_policies())
+        assert isinstance(make_policy("averitec-bm25"), OneActionClassifier)
+        r = self.invoke(C1.text, "--index", cli_root / "idx", "--policy", "averitec-bm25")
+        assert r.exit_code == 0, r.output
+        assert r.output.count(" @") == 1 and "final query:" in r.output  # one edit, described
 
     def test_claims_file_to_plan_rows(self, cli_root):
         out = cli_root / "queries.jsonl"

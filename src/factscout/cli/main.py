@@ -487,7 +487,10 @@ def rewrite(
     ),
     policy: Annotated[
         str | None,
-        typer.Option(help="policy folder from `factscout train rewrite`, or a baseline: original | random"),
+        typer.Option(
+            help="policy folder from `factscout train rewrite`, a shipped policy (averitec-bm25...), "
+            "or a baseline: original | random"
+        ),
     ] = None,
     claims: Annotated[Path | None, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?)")] = None,
     out_path: Annotated[
@@ -510,7 +513,7 @@ def rewrite(
     from factscout.retrieve import load_index
     from factscout.retrieve.index import read_manifest
     from factscout.rewrite.environment import SearchEnvironment
-    from factscout.rewrite.policy import make_policy, rewrite_all
+    from factscout.rewrite.policy import make_policy, rewrite_all, shipped_policies
     from factscout.rewrite.policy import rewrite as rewrite_claim
 
     if (claim is None) == (claims is None):
@@ -521,9 +524,9 @@ def rewrite(
         raise typer.BadParameter("--qrels and --claim-id go together (the claim's id in the qrels)")
     if policy is None:
         raise InputError(
-            "no rewrite policy given and none ships yet: train one with "
-            "`factscout train rewrite --trajectories bfs.jsonl --out DIR` and pass --policy DIR "
-            "(or --policy original | random for the baselines)"
+            "no rewrite policy given: pass --policy with a folder from `factscout train rewrite`, a shipped "
+            f"policy ({', '.join(shipped_policies())}; none beats the original claim on held-out claims, see the "
+            "README) or a baseline (original | random)"
         )
     read_manifest(index)
     engine = make_policy(policy, seed=seed)
