@@ -1,0 +1,73 @@
+"""An ordered map over a pool of Ray actors: the driver of factscout's batch jobs on Ray.
+
+Each actor builds its worker once (``setup()`` returns the function applied to every item:
+loading an index, spaCy, the models), then handles one item at a time; Ray's ``ActorPool``
+hands items to idle actors and yields results in input order, so a run on a cluster writes the
+same output as a run in one process. An actor whose process dies is restarted by Ray
+(``max_restarts``: ``setup`` runs again) and its in-flight item retried (``max_task_retries``):
+a job survives a killed worker with the same output, as long as the work per item is a pure
+function of the item (BFS trajectories are seeded per claim).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+from factscout.errors import InputError
+from factscout.scale.cluster import cluster_cpus, init_ray
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+R = TypeVar("R")
+
+RESTARTS = 3
+
+
+class Worker:
+    """The body of a job actor: ``setup`` once, then ``run`` per item."""
+
+    def __init__(self, setup: Callable[[], Callable[[Any], Any]]) -> None:
+        self.fn = setup()
+
+    def run(self, item: Any) -> Any:
+        return self.fn(item)
+
+    def pid(self) -> int:
+        import os
+
+        return os.getpid()
+
+
+def map_on_ray(
+    setup: Callable[[], Callable[[T], R]],
+    items: Iterable[T],
+    *,
+    address: str,
+    workers: int | None = None,
+    restarts: int = RESTARTS,
+    on_start: Callable[[list[Any]], None] | None = None,
+) -> Iterator[R]:
+    """``setup()(item)`` for every item on ``workers`` Ray actors (default and at most: the
+    cluster's CPUs, one each), results in input order. ``on_start`` receives the actor handles
+    (fault tests kill one of them)."""
+    from ray.util import ActorPool
+
+    ray = init_ray(address)
+    cpus = cluster_cpus(ray)
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise InputError(f"workers must be a positive integer, got {workers!r}")
+    n = min(workers or cpus, cpus)  # an actor that cannot get a CPU would hold its items forever
+    if workers and workers > cpus:
+        log.warning("%d workers asked for, the Ray cluster has %d CPUs: using %d", workers, cpus, n)
+    actor = ray.remote(Worker).options(num_cpus=1, max_restarts=restarts, max_task_retries=restarts)
+    setup_ref = ray.put(setup)
+    actors = [actor.remote(setup_ref) for _ in range(n)]
+    if on_start is not None:
+        on_start(actors)
+    try:
+        yield from ActorPool(actors).map(lambda a, item: a.run.remote(item), items)
+    finally:
+        for a in actors:
+            ray.kill(a)
