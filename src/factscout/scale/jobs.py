@@ -60,7 +60,7 @@ def map_on_ray(
         raise InputError(f"workers must be a positive integer, got {workers!r}")
     n = min(workers or cpus, cpus)  # an actor that cannot get a CPU would hold its items forever
     if workers and workers > cpus:
-        log.warning("%d workers asked for, the Ray cluster has %d CPUs: using %d", workers, cpus, n)
+        log.info("%d workers asked for, the Ray cluster has %d CPUs: using %d", workers, cpus, n)
     actor = ray.remote(Worker).options(num_cpus=1, max_restarts=restarts, max_task_retries=restarts)
     setup_ref = ray.put(setup)
     actors = [actor.remote(setup_ref) for _ in range(n)]
