@@ -10,6 +10,7 @@ locally and fail in CI (CI=true), so they never pass by not running.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
@@ -115,10 +116,8 @@ def ray_cluster():
         if ray.is_initialized():
             ray.shutdown()
         for pid in RayCluster(address, tuple(sessions)).processes():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         shutil.rmtree(temp, ignore_errors=True)
         for name, value in saved.items():
             if value is None:

@@ -19,7 +19,7 @@ from factscout.retrieve.sharded import shard_of
 from factscout.rewrite.bfs import BfsConfig, generate_trajectories
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rewrite"))
-from test_bfs import CLAIMS, make_env  # noqa: E402
+from test_bfs import CLAIMS, make_env
 
 pytestmark = pytest.mark.ray
 

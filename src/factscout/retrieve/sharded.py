@@ -113,9 +113,7 @@ class CollectionStatistics:
         for part in parts:
             df.update(part.doc_freqs)
         vocab = tuple(sorted(df))
-        return cls(
-            sum(p.n_docs for p in parts), sum(p.total_length for p in parts), vocab, tuple(df[t] for t in vocab)
-        )
+        return cls(sum(p.n_docs for p in parts), sum(p.total_length for p in parts), vocab, tuple(df[t] for t in vocab))
 
     @property
     def avg_length(self) -> np.float64:
@@ -230,11 +228,9 @@ class LocalShards:
 
     def __init__(self, shards: Sequence[Bm25Retriever | None]) -> None:
         self.shards = list(shards)
-        self.names = [shard_name(i) for i in range(len(self.shards))]
+        self.names: Sequence[str] = [shard_name(i) for i in range(len(self.shards))]
 
-    def search(
-        self, queries: Sequence[Query], k: int, published_before: dt.date | None
-    ) -> list[list[Ranking] | None]:
+    def search(self, queries: Sequence[Query], k: int, published_before: dt.date | None) -> list[list[Ranking] | None]:
         return [
             empty_rankings(queries, published_before)
             if shard is None
@@ -384,7 +380,9 @@ class ShardedRetriever:
 
             return cls(store, RayShards(folders, overrides, address=ray), config, bm25)
         parts = split_passages(store.passages, config.shards)
-        shards = [load_shard(folder, overrides, PassageStore(part)) for folder, part in zip(folders, parts, strict=True)]
+        shards = [
+            load_shard(folder, overrides, PassageStore(part)) for folder, part in zip(folders, parts, strict=True)
+        ]
         return cls(store, LocalShards(shards), config, bm25, shards)
 
 

@@ -12,6 +12,7 @@ function of the item (BFS trajectories are seeded per claim).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -35,8 +36,6 @@ class Worker:
         return self.fn(item)
 
     def pid(self) -> int:
-        import os
-
         return os.getpid()
 
 
@@ -67,7 +66,39 @@ def map_on_ray(
     if on_start is not None:
         on_start(actors)
     try:
-        yield from ActorPool(actors).map(lambda a, item: a.run.remote(item), items)
+        yield from ActorPool(actors).map(lambda a, item: a.run.remote(item), list(items))
     finally:
         for a in actors:
             ray.kill(a)
+
+
+def _checker(index: str, settings: Any) -> Callable[[list[Any]], list[Any]]:
+    """Setup of a ``check`` actor: its own checker over the index (models load once per actor)."""
+    from factscout.check import Checker
+
+    checker = Checker.from_index(index, settings)
+    return checker.check_many
+
+
+def check_on_ray(
+    index: str | os.PathLike[str],
+    settings: Any,
+    claims: Iterable[Any],
+    *,
+    address: str,
+    workers: int | None = None,
+    batch_size: int = 32,
+) -> Iterator[Any]:
+    """``Checker.from_index(index, settings).iter_check(claims, batch_size)`` on Ray actors:
+    the same batches, each checked by one actor, reports in claim order. The index must be at
+    a path every node can read."""
+    import functools
+
+    batches: list[list[Any]] = []
+    for claim in claims:
+        if not batches or len(batches[-1]) == batch_size:
+            batches.append([])
+        batches[-1].append(claim)
+    setup = functools.partial(_checker, str(index), settings)
+    for reports in map_on_ray(setup, batches, address=address, workers=workers):
+        yield from reports

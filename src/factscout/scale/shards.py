@@ -38,7 +38,9 @@ log = logging.getLogger(__name__)
 TASK_RETRIES = 3
 
 
-def build_shards_ray(parts: Sequence[Sequence[Passage]], config: Bm25Config, address: str) -> list[Bm25Retriever | None]:
+def build_shards_ray(
+    parts: Sequence[Sequence[Passage]], config: Bm25Config, address: str
+) -> list[Bm25Retriever | None]:
     """Build the shards as Ray tasks, in parallel over the cluster; same shards as in-process."""
     ray = init_ray(address)
     tokenize = ray.remote(num_returns=2, max_retries=TASK_RETRIES)(tokenize_shard)
@@ -87,13 +89,11 @@ class RayShards:
         actor = ray.remote(ShardServer).options(
             max_restarts=restarts, max_task_retries=restarts, num_cpus=num_cpus, scheduling_strategy="SPREAD"
         )
-        self.names = [Path(f).name for f in folders]
+        self.names: Sequence[str] = [Path(f).name for f in folders]
         self.actors = [actor.remote(str(f), dict(overrides)) for f in folders]
         self.timeout_s = timeout_s
 
-    def search(
-        self, queries: Sequence[Query], k: int, published_before: dt.date | None
-    ) -> list[list[Ranking] | None]:
+    def search(self, queries: Sequence[Query], k: int, published_before: dt.date | None) -> list[list[Ranking] | None]:
         ray = self._ray
         from ray.exceptions import ActorUnavailableError, GetTimeoutError, RayActorError
 
