@@ -1,9 +1,12 @@
 """An ordered map over a pool of Ray actors: the driver of factscout's batch jobs on Ray.
 
 Each actor builds its worker once (``setup()`` returns the function applied to every item:
-loading an index, spaCy, the models), then handles one item at a time; Ray's ``ActorPool``
-hands items to idle actors and yields results in input order, so a run on a cluster writes the
-same output as a run in one process. An actor whose process dies is restarted by Ray
+loading an index, spaCy, the models), then handles one item at a time. Items go to whichever
+actor has room (two queued per actor, so none waits for the driver between items), results
+are buffered and yielded in input order, so a run on a cluster writes the same output as a
+run in one process. (Ray's ``ActorPool.map`` also keeps order, but hands an actor its next
+item only once that actor's result is next in order: with uneven items, as BFS claims are,
+fast actors then sit idle behind a slow one.) An actor whose process dies is restarted by Ray
 (``max_restarts``: ``setup`` runs again) and its in-flight item retried (``max_task_retries``):
 a job survives a killed worker with the same output, as long as the work per item is a pure
 function of the item (BFS trajectories are seeded per claim).
@@ -24,6 +27,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 RESTARTS = 3
+QUEUED = 2  # items queued per actor
 
 
 class Worker:
@@ -51,8 +55,6 @@ def map_on_ray(
     """``setup()(item)`` for every item on ``workers`` Ray actors (default and at most: the
     cluster's CPUs, one each), results in input order. ``on_start`` receives the actor handles
     (fault tests kill one of them)."""
-    from ray.util import ActorPool
-
     ray = init_ray(address)
     cpus = cluster_cpus(ray)
     if workers is not None and (not isinstance(workers, int) or workers < 1):
@@ -66,10 +68,35 @@ def map_on_ray(
     if on_start is not None:
         on_start(actors)
     try:
-        yield from ActorPool(actors).map(lambda a, item: a.run.remote(item), list(items))
+        yield from _ordered(ray, actors, items)
     finally:
         for a in actors:
             ray.kill(a)
+
+
+def _ordered(ray: Any, actors: list[Any], items: Iterable[Any], per_actor: int = QUEUED) -> Iterator[Any]:
+    todo = enumerate(items)
+    inflight: dict[Any, tuple[int, Any]] = {}
+    done: dict[int, Any] = {}
+    following = 0
+
+    def submit(actor: Any) -> None:
+        for index, item in todo:
+            inflight[actor.run.remote(item)] = (index, actor)
+            return
+
+    for actor in actors:
+        for _ in range(per_actor):
+            submit(actor)
+    while inflight:
+        ready, _ = ray.wait(list(inflight), num_returns=1)
+        for ref in ready:
+            index, actor = inflight.pop(ref)
+            done[index] = ray.get(ref)  # raises if the actor could not be brought back
+            submit(actor)
+        while following in done:
+            yield done.pop(following)
+            following += 1
 
 
 def _checker(index: str, settings: Any) -> Callable[[list[Any]], list[Any]]:
