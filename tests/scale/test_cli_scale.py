@@ -40,6 +40,11 @@ def test_sharded_index_gives_the_single_index_run(mini, tmp_path):
     assert (tmp_path / "r.trec").read_text() == (mini / "bm25.trec").read_text()
 
 
+def test_ray_search_needs_a_sharded_index(mini):
+    r = invoke("search", "--index", mini / "bm25", "--query", "vitamin", "--ray", "auto")
+    assert r.exit_code == 2 and "--ray searches a sharded index" in r.output
+
+
 def test_shards_need_bm25(mini, tmp_path):
     r = invoke(
         "index", "--corpus", mini / "corpus.jsonl", "--index", tmp_path / "i", "--retriever", "dense", "--shards", "2"

@@ -169,6 +169,7 @@ def search(
     from factscout.retrieve import load_index, search_with_query_dates
     from factscout.retrieve.base import check_k, check_undated
     from factscout.retrieve.documents import max_passage
+    from factscout.retrieve.index import read_manifest
 
     check_k(k)
     check_undated(undated)
@@ -179,6 +180,8 @@ def search(
         fuse = make_fusion(fusion, weights=fusion_weights) if fusion == "learned" else make_fusion(fusion)
     if (queries is None) == (query is None):
         raise typer.BadParameter("give exactly one of --queries FILE or --query TEXT")
+    if ray and read_manifest(index)[1].get("retriever") != "sharded":
+        raise typer.BadParameter("--ray searches a sharded index (built with factscout index --shards N)")
     retriever = load_index(index, undated=undated, **({"ray": ray} if ray else {}))  # --ray: shard actors
     if query is not None:
         day = _parse_day(date, "--date")

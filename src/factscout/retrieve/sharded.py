@@ -123,12 +123,17 @@ class CollectionStatistics:
 
 def tokenize_shard(passages: Sequence[Passage], config: Bm25Config) -> tuple[ShardStatistics, list[list[str]]]:
     """Map step: tokens of each passage (as a single index tokenizes them) and the shard's statistics."""
+    return tokenize_texts([p.contents for p in passages], config)
+
+
+def tokenize_texts(texts: Sequence[str], config: Bm25Config) -> tuple[ShardStatistics, list[list[str]]]:
+    """:func:`tokenize_shard` on the passages' contents (title and text)."""
     import bm25s
 
-    if not passages:
+    if not texts:
         return ShardStatistics(0, 0, {}), []
     tokens: list[list[str]] = bm25s.tokenize(  # type: ignore[assignment]
-        [p.contents for p in passages],
+        list(texts),
         stopwords=config.stopwords,
         stemmer=_stemmer(config.stemmer),
         return_ids=False,
@@ -150,6 +155,11 @@ def build_shard(
     """
     if not passages:
         return None
+    return Bm25Retriever(PassageStore(passages), build_engine(tokens, stats, config), config)
+
+
+def build_engine(tokens: Sequence[Sequence[str]], stats: CollectionStatistics, config: Bm25Config) -> Any:
+    """The bm25s engine of one shard (see :func:`build_shard`)."""
     import bm25s
     from bm25s.scoring import (
         _build_idf_array,
@@ -199,7 +209,7 @@ def build_shard(
     engine.vocab_dict = {**vocab, "": len(vocab)}
     engine.unique_token_ids_set = set(engine.vocab_dict.values())
     engine.nonoccurrence_array = nonoccurrence
-    return Bm25Retriever(PassageStore(passages), engine, config)
+    return engine
 
 
 def build_shards_local(shards: Sequence[Sequence[Passage]], config: Bm25Config) -> list[Bm25Retriever | None]:

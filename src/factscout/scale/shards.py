@@ -23,14 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from factscout.records import Passage, Query, Ranking
+from factscout.retrieve.base import PassageStore
 from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever
-from factscout.retrieve.sharded import (
-    CollectionStatistics,
-    build_shard,
-    empty_rankings,
-    load_shard,
-    tokenize_shard,
-)
+from factscout.retrieve.sharded import CollectionStatistics, build_engine, empty_rankings, load_shard, tokenize_texts
 from factscout.scale.cluster import init_ray
 
 log = logging.getLogger(__name__)
@@ -41,15 +36,18 @@ TASK_RETRIES = 3
 def build_shards_ray(
     parts: Sequence[Sequence[Passage]], config: Bm25Config, address: str
 ) -> list[Bm25Retriever | None]:
-    """Build the shards as Ray tasks, in parallel over the cluster; same shards as in-process."""
+    """Build the shards as Ray tasks, in parallel over the cluster; same shards as in-process.
+
+    Tasks get the passages' texts and return only the bm25s engines; the passages stay here."""
     ray = init_ray(address)
-    tokenize = ray.remote(num_returns=2, max_retries=TASK_RETRIES)(tokenize_shard)
-    build = ray.remote(max_retries=TASK_RETRIES)(build_shard)
-    part_refs = [ray.put(list(part)) for part in parts]
-    mapped = [tokenize.remote(ref, config) for ref in part_refs]
+    tokenize = ray.remote(num_returns=2, max_retries=TASK_RETRIES)(tokenize_texts)
+    build = ray.remote(max_retries=TASK_RETRIES)(build_engine)
+    mapped = [tokenize.remote([p.contents for p in part], config) for part in parts]
     stats = CollectionStatistics.merge(ray.get([s for s, _ in mapped]))
     stats_ref = ray.put(stats)
-    return list(ray.get([build.remote(p, t, stats_ref, config) for p, (_, t) in zip(part_refs, mapped, strict=True)]))
+    refs = {i: build.remote(tokens, stats_ref, config) for i, (_, tokens) in enumerate(mapped) if parts[i]}
+    engines = dict(zip(refs, ray.get(list(refs.values())), strict=True))
+    return [Bm25Retriever(PassageStore(part), engines[i], config) if part else None for i, part in enumerate(parts)]
 
 
 class ShardServer:
