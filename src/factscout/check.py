@@ -318,6 +318,10 @@ class Checker:
         else:
             rankings = self.retriever.search(queries, s.depth)
         claim_of = {q.query_id: q.claim_id for q in queries}
+        missing: dict[str, set[str]] = {}  # shards of a sharded index that did not answer, per claim
+        for r in rankings:
+            if r.missing_shards:
+                missing.setdefault(claim_of[r.query_id], set()).update(r.missing_shards)
         fused = {r.query_id: r for r in fuse_by_claim(rankings, claim_of, self.fusion, s.depth)}
         by_claim: dict[str, list[Query]] = {}
         for q in queries:
@@ -333,7 +337,9 @@ class Checker:
                 from factscout.temporal.rerank import TimeAwareReranker
 
                 ranking = TimeAwareReranker(s.temporal, s.temporal_weight).rerank(ranking, self.store, claim.date)
-            extra = {"planner_error": failed[claim.claim_id]} if claim.claim_id in failed else {}
+            extra: dict[str, Any] = {"planner_error": failed[claim.claim_id]} if claim.claim_id in failed else {}
+            if claim.claim_id in missing:  # partial evidence: said in the report, never silent
+                extra["missing_shards"] = sorted(missing[claim.claim_id])
             out.append(Retrieved(tuple(by_claim.get(claim.claim_id, ())), ranking, extra))
         return out
 

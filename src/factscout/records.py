@@ -116,24 +116,41 @@ class Ranking:
     sequences and builds :class:`Hit` records only when ``hits`` is read: a search engine
     returns thousands of rankings of 100 hits, and creating 100 objects per query would cost
     more than the search itself (benchmarks/retrieval_speed.py).
+
+    ``missing_shards`` names the shards of a sharded index that could not answer (after their
+    actors were restarted and the query retried): such a ranking is ``partial``, never silently
+    shorter. It is empty for every other retriever.
     """
 
-    __slots__ = ("_finders", "_hits", "_ids", "_scores", "date_filter", "query_id")
+    __slots__ = ("_finders", "_hits", "_ids", "_scores", "date_filter", "missing_shards", "query_id")
     query_id: str
     date_filter: DateFilterStats | None
     _ids: Sequence[str]
     _scores: Sequence[float]
     _finders: tuple[str, ...] | Sequence[tuple[str, ...]]
     _hits: tuple[Hit, ...] | None
+    missing_shards: tuple[str, ...]
 
-    def __init__(self, query_id: str, hits: Iterable[Hit] = (), date_filter: DateFilterStats | None = None) -> None:
+    def __init__(
+        self,
+        query_id: str,
+        hits: Iterable[Hit] = (),
+        date_filter: DateFilterStats | None = None,
+        *,
+        missing_shards: Sequence[str] = (),
+    ) -> None:
         ordered = sorted(hits, key=lambda h: (-h.score, h.passage_id))
         ids = tuple(h.passage_id for h in ordered)
         if len(set(ids)) != len(ids):
             dup = next(pid for i, pid in enumerate(ids) if pid in ids[:i])
             raise InputError(f"ranking {query_id!r} lists passage {dup!r} twice")
         self._init(
-            query_id, ids, tuple(float(h.score) for h in ordered), tuple(h.found_by for h in ordered), date_filter
+            query_id,
+            ids,
+            tuple(float(h.score) for h in ordered),
+            tuple(h.found_by for h in ordered),
+            date_filter,
+            tuple(missing_shards),
         )
 
     def _init(
@@ -143,6 +160,7 @@ class Ranking:
         scores: Sequence[float],
         finders: tuple[str, ...] | Sequence[tuple[str, ...]],
         date_filter: DateFilterStats | None,
+        missing_shards: tuple[str, ...] = (),
     ) -> None:
         for name, value in (
             ("query_id", query_id),
@@ -150,6 +168,7 @@ class Ranking:
             ("_scores", scores),
             ("_finders", finders),
             ("date_filter", date_filter),
+            ("missing_shards", missing_shards),
             ("_hits", None),
         ):
             object.__setattr__(self, name, value)
@@ -162,11 +181,13 @@ class Ranking:
         scores: Sequence[float],
         found_by: tuple[str, ...],
         date_filter: DateFilterStats | None = None,
+        *,
+        missing_shards: Sequence[str] = (),
     ) -> Ranking:
         """Trusted fast path for engines: ids unique and already in ``(-score, passage_id)`` order,
         every hit found by ``found_by``."""
         ranking = cls.__new__(cls)
-        ranking._init(query_id, passage_ids, scores, found_by, date_filter)
+        ranking._init(query_id, passage_ids, scores, found_by, date_filter, tuple(missing_shards))
         return ranking
 
     @classmethod
@@ -192,6 +213,17 @@ class Ranking:
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Ranking is immutable; cannot set {name!r}")
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle support (rankings travel between processes, e.g. from Ray shard actors)."""
+        return _restore_ranking, (
+            self.query_id,
+            tuple(self._ids),
+            tuple(self._scores),
+            self._finders,
+            self.date_filter,
+            self.missing_shards,
+        )
 
     @property
     def hits(self) -> tuple[Hit, ...]:
@@ -220,17 +252,48 @@ class Ranking:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Ranking):
             return NotImplemented
-        return (self.query_id, self.hits, self.date_filter) == (other.query_id, other.hits, other.date_filter)
+        return (self.query_id, self.hits, self.date_filter, self.missing_shards) == (
+            other.query_id,
+            other.hits,
+            other.date_filter,
+            other.missing_shards,
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         head = ", ".join(f"{pid}:{s:.3g}" for pid, s in zip(self._ids[:3], self._scores[:3], strict=True))
-        return f"Ranking({self.query_id!r}, {len(self)} hits: {head}{', ...' if len(self) > 3 else ''})"
+        missing = f", partial: shards {', '.join(self.missing_shards)} missing" if self.missing_shards else ""
+        return f"Ranking({self.query_id!r}, {len(self)} hits: {head}{', ...' if len(self) > 3 else ''}{missing})"
+
+    @property
+    def partial(self) -> bool:
+        """True when some shards of a sharded index did not answer (``missing_shards``)."""
+        return bool(self.missing_shards)
 
     def scores(self) -> dict[str, float]:
         return {pid: float(s) for pid, s in zip(self._ids, self._scores, strict=True)}
 
     def top(self, k: int) -> Ranking:
         finders = self._finders if not self._finders or isinstance(self._finders[0], str) else self._finders[:k]
-        return Ranking.from_sorted(self.query_id, self._ids[:k], self._scores[:k], finders, self.date_filter)  # type: ignore[arg-type]
+        return Ranking.from_sorted(
+            self.query_id,
+            self._ids[:k],
+            self._scores[:k],
+            finders,  # type: ignore[arg-type]
+            self.date_filter,
+            missing_shards=self.missing_shards,
+        )
+
+
+def _restore_ranking(
+    query_id: str,
+    ids: Sequence[str],
+    scores: Sequence[float],
+    finders: tuple[str, ...] | Sequence[tuple[str, ...]],
+    date_filter: DateFilterStats | None,
+    missing_shards: tuple[str, ...],
+) -> Ranking:
+    ranking = Ranking.__new__(Ranking)
+    ranking._init(query_id, ids, scores, finders, date_filter, missing_shards)
+    return ranking

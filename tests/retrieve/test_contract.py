@@ -1,4 +1,5 @@
-"""One contract, every backend: the same tests run against bm25, dense (exact and HNSW) and hybrid."""
+"""One contract, every backend: the same tests run against bm25, dense (exact and HNSW), hybrid
+and sharded BM25 (in-process shards)."""
 
 import datetime as dt
 
@@ -14,6 +15,7 @@ BACKENDS = {
     "dense-hnsw": ("dense", {"dense": {"exact_below": 0}}),
     "hybrid-linear": ("hybrid", {}),
     "hybrid-rrf": ("hybrid", {"hybrid": {"fusion": "rrf"}}),
+    "sharded-3": ("sharded", {"sharded": {"shards": 3}}),
 }
 DROP_UNDATED = {"bm25": {"undated": "drop"}, "dense": {"undated": "drop"}}
 
@@ -115,6 +117,6 @@ def test_engine_ties_are_broken_by_passage_id():
     from factscout.records import Passage
 
     same = [Passage(pid, pid, "", "identical text about tides") for pid in ("c", "a", "d", "b")]
-    for name in ("bm25", "dense"):
+    for name in ("bm25", "dense", "sharded"):
         (ranking,) = build_retriever(same, name).search([q("tides")], 4)
         assert [h.passage_id for h in ranking.hits] == ["a", "b", "c", "d"], name

@@ -80,6 +80,12 @@ def _read_claims(path: Path) -> list[Any]:
     return items
 
 
+RayOption = Annotated[
+    str | None,
+    typer.Option("--ray", help="run on Ray: 'auto' (RAY_ADDRESS, the cluster started here, or a local one) or ADDRESS"),
+]
+
+
 def _parse_day(value: str | None, flag: str) -> dt.date | None:
     from factscout.temporal.dates import parse_date
 
@@ -103,6 +109,8 @@ def index(
     ] = 0.6,
     window: Annotated[int, typer.Option(help="split documents into windows of this many sentences (0: whole)")] = 0,
     stride: Annotated[int, typer.Option(help="sentences between window starts (with --window)")] = 3,
+    shards: Annotated[int, typer.Option(help="split a BM25 index into N shards (global statistics); 0: one index")] = 0,
+    ray: RayOption = None,
 ) -> None:
     """Index a corpus for search."""
     quiet_libraries()
@@ -112,6 +120,10 @@ def index(
 
     RETRIEVERS[retriever]
     settings = {"bm25": {"k1": k1, "b": b}, "dense": {"encoder": encoder}, "hybrid": {"fusion": fusion, "alpha": alpha}}
+    if shards or ray:
+        if retriever not in ("bm25", "sharded") or shards < 1:
+            raise typer.BadParameter("--shards N (N >= 1) shards a BM25 index; --ray builds those shards on Ray")
+        retriever, settings["sharded"] = "sharded", {"shards": shards, "ray": ray}
     with progress() as bar:
         bar.add_task(f"reading {corpus.name}", total=None)
         passages = list(read_corpus(corpus))
@@ -147,6 +159,7 @@ def search(
         ),
     ] = None,
     fusion_weights: Annotated[Path | None, typer.Option(help="weights JSON for --fusion learned")] = None,
+    ray: RayOption = None,
 ) -> None:
     """Search an index with one query or a queries file (several queries per claim: --fusion)."""
     quiet_libraries()
@@ -156,6 +169,7 @@ def search(
     from factscout.retrieve import load_index, search_with_query_dates
     from factscout.retrieve.base import check_k, check_undated
     from factscout.retrieve.documents import max_passage
+    from factscout.retrieve.index import read_manifest
 
     check_k(k)
     check_undated(undated)
@@ -166,7 +180,9 @@ def search(
         fuse = make_fusion(fusion, weights=fusion_weights) if fusion == "learned" else make_fusion(fusion)
     if (queries is None) == (query is None):
         raise typer.BadParameter("give exactly one of --queries FILE or --query TEXT")
-    retriever = load_index(index, undated=undated)
+    if ray and read_manifest(index)[1].get("retriever") != "sharded":
+        raise typer.BadParameter("--ray searches a sharded index (built with factscout index --shards N)")
+    retriever = load_index(index, undated=undated, **({"ray": ray} if ray else {}))  # --ray: shard actors
     if query is not None:
         day = _parse_day(date, "--date")
         ranking = retriever.search([Query("q", "q", query, "cli", day)], k, published_before=day)[0]
@@ -199,6 +215,10 @@ def search(
         for r in rankings:
             for h in r.hits:
                 sys.stdout.write(f"{r.query_id} Q0 {h.passage_id} {h.rank} {h.score:.6f} factscout\n")
+    partial = [r for r in rankings if r.partial]
+    if partial:
+        shards_missing = sorted({s for r in partial for s in r.missing_shards})
+        err.print(f"[bold yellow]partial:[/] {len(partial)} rankings lack the hits of {', '.join(shards_missing)}")
     filtered = [r.date_filter for r in rankings if r.date_filter]
     if filtered:
         late = sum(f.excluded_late for f in filtered) / len(filtered)
@@ -375,11 +395,12 @@ def check(
         bool, typer.Option("--no-date-filter", help="also use evidence published after the claim date")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON (one claim)")] = False,
+    ray: RayOption = None,
+    workers: Annotated[int | None, typer.Option(help="with --ray: checker actors (default: one per CPU)")] = None,
 ) -> None:
     """Check a claim: plan, retrieve, fuse, select evidence sentences, classify stance, give a verdict."""
     quiet_libraries()
-    from factscout.check import Checker, CheckSettings, CheckStats
-    from factscout.formats.jsonl import write_jsonl
+    from factscout.check import Checker, CheckSettings
     from factscout.records import Claim
 
     if (claim is None) == (claims is None):
@@ -397,6 +418,13 @@ def check(
         stance=stance,
         verdict=verdict,
     )
+    if ray is not None:
+        if claims is None or out_path is None:
+            raise typer.BadParameter("--ray checks a --claims FILE (with --out)")
+        from factscout.scale.jobs import check_on_ray
+
+        _write_reports(out_path, check_on_ray(index, settings, _read_claims(claims), address=ray, workers=workers))
+        return
     checker = Checker.from_index(index, settings)
     if claim is not None:
         if not claim.strip():
@@ -409,13 +437,19 @@ def check(
             _print_report(report)
         return
     assert claims is not None and out_path is not None  # for mypy: checked above
-    items = _read_claims(claims)
+    _write_reports(out_path, checker.iter_check(_read_claims(claims), batch_size=32))
+
+
+def _write_reports(out_path: Path, reports: Any) -> None:
+    from factscout.check import CheckStats
+    from factscout.formats.jsonl import write_jsonl
+
     stats = CheckStats()
     with progress() as bar:
-        task = bar.add_task("checking claims", total=len(items))
+        task = bar.add_task("checking claims", total=None)
 
         def rows() -> Any:
-            for report in checker.iter_check(items, batch_size=32):
+            for report in reports:
                 stats.add(report)
                 bar.advance(task)
                 yield report.to_dict()
@@ -455,11 +489,14 @@ def trajectories(
     reward: Annotated[str, typer.Option(help="AP@50 | R@50 | RR (any cut-off)")] = "AP@50",
     depth: Annotated[int, typer.Option(help="BFS depth limit (edits per sequence)")] = 4,
     top_n: Annotated[int, typer.Option(help="sequences kept per claim")] = 5,
-    workers: Annotated[int, typer.Option(help="processes, one claim at a time each")] = 1,
+    workers: Annotated[
+        int | None, typer.Option(help="processes, one claim at a time each (default 1; with --ray: one per CPU)")
+    ] = None,
     seed: Annotated[int, typer.Option(help="seed of the random pruning")] = 0,
     negatives: Annotated[
         int, typer.Option(help="random-edit (negative) sequences per claim, for the decision transformer")
     ] = 0,
+    ray: RayOption = None,
 ) -> None:
     """Generate edit trajectories by BFS against the index (training data for `factscout train rewrite`)."""
     quiet_libraries()
@@ -470,7 +507,9 @@ def trajectories(
     items = _read_claims(claims)
     env = SearchEnvironment(load_index(index), read_qrels(qrels), reward)
     config = BfsConfig(max_depth=depth, top_n=top_n, seed=seed, negatives=negatives)
-    summary = generate_trajectories(items, env, out_path, config, workers=workers, show_progress=err.is_terminal)
+    summary = generate_trajectories(
+        items, env, out_path, config, workers=workers, show_progress=err.is_terminal, ray=ray
+    )
     statuses = ", ".join(f"{n} {status}" for status, n in sorted(summary.statuses.items()))
     err.print(
         f"{summary.claims} claims ({summary.resumed} already done): {statuses}; {summary.sequences} sequences, "

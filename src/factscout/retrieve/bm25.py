@@ -5,6 +5,11 @@ three): it exposes k1/b and the BM25 variant, keeps the index as scipy sparse ar
 load with mmap, scores a query batch without a server, and takes a per-document weight mask,
 which is how ``published_before`` is applied inside the top-k selection rather than after it.
 Tokens are lower-cased, English stop words removed and Snowball-stemmed (PyStemmer).
+
+The top ``k`` follow the tie rule at the cut too: bm25s picks among passages tied at the k-th
+score in no defined order, so one more hit is fetched and, where the k-th and (k+1)-th scores
+tie, the query's full score vector decides by passage id. Rankings then depend on the scores
+alone, which is what lets a sharded index (retrieve/sharded.py) return exactly these rankings.
 """
 
 from __future__ import annotations
@@ -96,10 +101,37 @@ class Bm25Retriever:
         depth = min(k, len(self.store) if stats is None else stats.allowed)
         if depth == 0:
             return [Ranking(q.query_id, (), stats) for q in queries]
-        docs, scores = self.engine.retrieve(
-            self.tokenize([q.text for q in queries]), k=depth, show_progress=False, weight_mask=mask
-        )
+        tokens = self.tokenize([q.text for q in queries])
+        fetch = min(depth + 1, len(self.store))  # one more: does a tie cross the cut?
+        docs, scores = self.engine.retrieve(tokens, k=fetch, show_progress=False, weight_mask=mask)
+        if fetch > depth:
+            docs, scores = self._settle_ties_at_cut(tokens, docs, scores, depth, mask)
         return rankings_from_arrays(queries, docs, scores, scores > 0, self.store, stats)
+
+    def _settle_ties_at_cut(
+        self, tokens: list[list[str]], docs: np.ndarray, scores: np.ndarray, depth: int, mask: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Keep the first ``depth`` hits by ``(-score, passage_id)`` where the score at the cut is tied."""
+        cut, after = scores[:, depth - 1], scores[:, depth]
+        docs, scores = docs[:, :depth].copy(), scores[:, :depth].copy()
+        id_order = self.store.id_order
+        for row in np.flatnonzero((cut > 0) & (after == cut)):
+            full = self.engine.get_scores(tokens[row], weight_mask=mask)
+            above = np.flatnonzero(full > cut[row])
+            tied = np.flatnonzero(full == cut[row])
+            tied = tied[np.argsort(id_order[tied], kind="stable")][: depth - len(above)]
+            keep = np.concatenate([above, tied])
+            order = np.lexsort((id_order[keep], -full[keep]))
+            docs[row], scores[row] = keep[order], full[keep][order]
+        return docs, scores
+
+    def __getstate__(self) -> dict[str, object]:
+        """Picklable (for Ray workers and shard actors): the stemmer is rebuilt on unpickling."""
+        return {"store": self.store, "engine": self.engine, "config": self.config}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.store, self.engine, self.config = state["store"], state["engine"], state["config"]  # type: ignore[assignment]
+        self._stem = _stemmer(self.config.stemmer)
 
     def save(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)

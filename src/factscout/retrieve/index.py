@@ -37,6 +37,7 @@ def _register() -> None:
     from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever
     from factscout.retrieve.dense import DenseConfig, DenseRetriever
     from factscout.retrieve.hybrid import HybridConfig, HybridRetriever
+    from factscout.retrieve.sharded import ShardedConfig, ShardedRetriever
 
     def build_bm25(store: PassageStore, settings: dict, show_progress: bool) -> Bm25Retriever:
         return Bm25Retriever.build(store, Bm25Config(**settings.get("bm25", {})))
@@ -53,9 +54,15 @@ def _register() -> None:
             show_progress=show_progress,
         )
 
+    def build_sharded(store: PassageStore, settings: dict, show_progress: bool) -> ShardedRetriever:
+        sharded = dict(settings.get("sharded", {}))
+        ray = sharded.pop("ray", None)  # "auto" or a cluster address: build the shards as Ray tasks
+        return ShardedRetriever.build(store, ShardedConfig(**sharded), Bm25Config(**settings.get("bm25", {})), ray=ray)
+
     RETRIEVERS.register("bm25")((build_bm25, Bm25Retriever.load))
     RETRIEVERS.register("dense")((build_dense, DenseRetriever.load))
     RETRIEVERS.register("hybrid")((build_hybrid, HybridRetriever.load))
+    RETRIEVERS.register("sharded")((build_sharded, ShardedRetriever.load))
 
 
 _register()

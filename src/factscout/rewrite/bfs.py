@@ -26,8 +26,9 @@ and a manifest ``<name>.claims.jsonl`` with one row per finished claim (status, 
 best-reachable reward, number of sequences, candidates scored). Both are appended per claim,
 rows first and the manifest line last, each flushed to disk, so a run stopped at any point
 resumes where it stopped: claims in the manifest are skipped, and rows of a claim that was cut
-off half-way are removed first. Parallel runs (``workers > 1``, processes) write the same bytes
-as a run with one worker.
+off half-way are removed first. Parallel runs (``workers > 1``, processes; or ``ray``: actors on
+a Ray cluster, :mod:`factscout.scale.jobs`) write the same bytes as a run with one worker: results
+are written in claim order, and a claim's result depends only on the claim.
 """
 
 from __future__ import annotations
@@ -379,6 +380,12 @@ def _init_worker(source: EnvironmentSource, config: BfsConfig) -> None:
     _WORKER["config"] = config
 
 
+def ray_worker(source: EnvironmentSource, config: BfsConfig) -> Callable[[Claim], ClaimResult]:
+    """Setup of a Ray job actor: its own environment (unpickled, or built by the factory)."""
+    _init_worker(source, config)
+    return _run_one
+
+
 def _run_one(claim: Claim) -> ClaimResult:
     env: SearchEnvironment = _WORKER["env"]
     try:
@@ -419,9 +426,16 @@ def _progress(show: bool, total: int) -> AbstractContextManager[Any]:
 
 
 def _results(
-    todo: Sequence[Claim], source: EnvironmentSource, config: BfsConfig, workers: int
+    todo: Sequence[Claim], source: EnvironmentSource, config: BfsConfig, workers: int | None, ray: str | None = None
 ) -> Iterator[ClaimResult]:
-    if workers <= 1 or len(todo) <= 1:
+    if ray is not None:
+        import functools
+
+        from factscout.scale.jobs import map_on_ray
+
+        yield from map_on_ray(functools.partial(ray_worker, source, config), todo, address=ray, workers=workers)
+        return
+    if workers is None or workers <= 1 or len(todo) <= 1:
         _init_worker(source, config)
         try:
             yield from map(_run_one, todo)
@@ -444,17 +458,23 @@ def generate_trajectories(
     out: str | os.PathLike[str],
     config: BfsConfig | None = None,
     *,
-    workers: int = 1,
+    workers: int | None = None,
     show_progress: bool = False,
     on_claim: Callable[[ClaimResult], None] | None = None,
+    ray: str | None = None,
 ) -> GenerationSummary:
     """Run :func:`search_claim` over ``claims`` and append the results to ``out`` (resumable).
 
     ``environment`` is a :class:`SearchEnvironment` or a zero-argument factory building one;
     with ``workers > 1`` each worker process builds (factory) or inherits (forked) it once.
+    With ``ray`` (``"auto"`` or a cluster address) the claims run on ``workers`` Ray actors
+    (default and at most one per CPU of the cluster), each holding its own environment; the
+    output is the same file. ``workers`` defaults to 1 in-process.
     """
     config = config or BfsConfig()
-    if not isinstance(workers, int) or workers < 1:
+    if workers is None and ray is None:
+        workers = 1
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise InputError(f"workers must be a positive integer, got {workers!r}")
     claims = list(claims)
     ids = [c.claim_id for c in claims]
@@ -471,7 +491,7 @@ def generate_trajectories(
     try:
         with _progress(show_progress, len(todo)) as bar:
             task = bar.add_task("bfs", total=len(todo), rate="") if bar is not None else None
-            for result in _results(todo, environment, config, workers):
+            for result in _results(todo, environment, config, workers, ray):
                 writer.write(result)
                 statuses[result.status] += 1
                 sequences += len(result.trajectories)

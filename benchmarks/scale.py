@@ -1,0 +1,256 @@
+"""Scale-out on Ray: throughput with 1 and 2 Ray workers on this machine, and a sizing table.
+
+* BFS trajectory generation (Kazemi et al., depth 4): candidate queries scored per second by
+  ``generate_trajectories``' Ray executor (``map_on_ray`` over BFS actors) with 1 and 2
+  workers. The clock starts once every actor has loaded its environment, spaCy and WordNet (a
+  one-off cost per worker, reported apart), so the figure is the steady rate.
+* Index building: passages indexed per second by the sharded BM25 build as Ray tasks (global
+  statistics map-reduce; ``--shards`` shards, the same for both runs) with 1 and 2 CPUs in the
+  local Ray instance, against the same build in-process (the reference, no Ray).
+
+Scaling efficiency = rate with 2 workers / (2 x rate with 1 worker). The sizing table divides
+the work (``--size-passages`` passages to index; ``--size-claims`` claims through depth-4 BFS)
+by the measured per-core rate (the 1-worker rate) times the 2-worker efficiency, over 24 hours,
+for machines of ``--cores-per-machine`` cores. The load average is recorded with each run: the
+machine is shared, and a busy machine lowers both the rates and the efficiency.
+
+    python benchmarks/scale.py [--claims claims.jsonl --corpus corpus.jsonl --qrels qrels.tsv]
+        [--bfs-claims 100] [--index-copies 8] [--shards 4] [--cores-per-machine 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import os
+import time
+from pathlib import Path
+
+from _common import machine, markdown_table, publish, quiet
+
+from factscout.datasets import load_dataset
+from factscout.formats.beir import read_claims, read_corpus, read_qrels
+from factscout.records import Claim, Passage
+from factscout.retrieve import build_retriever
+from factscout.retrieve.bm25 import Bm25Config
+from factscout.retrieve.sharded import build_shards_local, split_passages
+from factscout.rewrite.bfs import BfsConfig, ray_worker
+from factscout.rewrite.environment import SearchEnvironment
+from factscout.scale.jobs import map_on_ray
+from factscout.scale.shards import build_shards_ray
+
+DAY = 24 * 3600
+
+
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+def start_ray(cpus: int, object_store_mb: int):  # type: ignore[no-untyped-def]
+    import ray
+
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if ray.is_initialized():
+        ray.shutdown()
+    ray.init(
+        num_cpus=cpus,
+        include_dashboard=False,
+        object_store_memory=object_store_mb * 2**20,
+        logging_level="ERROR",
+        log_to_driver=False,
+    )
+    return ray
+
+
+def bfs_run(ray, env: SearchEnvironment, claims: list[Claim], config: BfsConfig, workers: int) -> dict:  # type: ignore[no-untyped-def]
+    marks: dict[str, float] = {"submitted": time.perf_counter()}
+
+    def ready(actors: list) -> None:
+        ray.get([a.pid.remote() for a in actors])  # returns once every actor has set up
+        marks["ready"] = time.perf_counter()
+
+    results = list(
+        map_on_ray(functools.partial(ray_worker, env, config), claims, address="auto", workers=workers, on_start=ready)
+    )
+    seconds = time.perf_counter() - marks["ready"]
+    candidates = sum(r.candidates for r in results)
+    return {
+        "results": results,
+        "candidates": candidates,
+        "seconds": seconds,
+        "setup": marks["ready"] - marks["submitted"],
+        "rate": candidates / seconds,
+        "claims_rate": len(claims) / seconds,
+        "load": load(),
+    }
+
+
+def index_run(parts: list[list[Passage]], config: Bm25Config, n: int, ray_cpus: int | None) -> dict:
+    start = time.perf_counter()
+    shards = build_shards_local(parts, config) if ray_cpus is None else build_shards_ray(parts, config, "auto")
+    seconds = time.perf_counter() - start
+    assert sum(len(s.store) for s in shards if s is not None) == n
+    return {"seconds": seconds, "rate": n / seconds, "load": load()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--claims", help="claims JSONL (BEIR queries; default: SciFact train)")
+    parser.add_argument("--corpus", help="BEIR corpus JSONL (default: the SciFact corpus)")
+    parser.add_argument("--qrels", help="qrels TSV of those claims (default: SciFact train qrels)")
+    parser.add_argument("--reward", default="AP@50")
+    parser.add_argument("--bfs-claims", type=int, default=100, help="claims with relevant passages for the BFS runs")
+    parser.add_argument("--index-copies", type=int, default=8, help="corpus copies indexed (ids suffixed)")
+    parser.add_argument("--shards", type=int, default=4)
+    parser.add_argument("--cores-per-machine", type=int, default=16, help="machine size for the sizing table")
+    parser.add_argument("--size-passages", type=float, default=100e6)
+    parser.add_argument("--size-claims", type=float, default=100e3)
+    parser.add_argument("--object-store-mb", type=int, default=512)
+    args = parser.parse_args()
+    quiet()
+
+    if args.claims or args.corpus or args.qrels:
+        if not (args.claims and args.corpus and args.qrels):
+            parser.error("--claims, --corpus and --qrels go together")
+        claims: list[Claim] = list(read_claims(args.claims))
+        corpus = list(read_corpus(args.corpus))
+        qrels = read_qrels(args.qrels)
+        source = Path(args.claims).name
+    else:
+        ds = load_dataset("scifact", "train")
+        claims, corpus, qrels, source = list(ds.claims), list(ds.corpus), ds.qrels, "SciFact train"
+    claims = [c for c in claims if any(r > 0 for r in qrels.get(c.claim_id, {}).values())][: args.bfs_claims]
+    env = SearchEnvironment(build_retriever(corpus, "bm25"), qrels, args.reward)
+    config = BfsConfig()
+    copies = [
+        Passage(f"{p.passage_id}~{i}", p.doc_id, p.title, p.text, p.published, p.url)
+        for i in range(args.index_copies)
+        for p in corpus
+    ]
+    parts = split_passages(copies, args.shards)
+    bm25 = Bm25Config()
+    load_start = load()
+
+    bfs, index = {}, {}
+    index["in-process"] = index_run(parts, bm25, len(copies), None)
+    for workers in (1, 2):
+        ray = start_ray(workers, args.object_store_mb)
+        bfs[workers] = bfs_run(ray, env, claims, config, workers)
+        index[workers] = index_run(parts, bm25, len(copies), workers)
+        ray.shutdown()
+    same = bfs[1]["results"] == bfs[2]["results"]
+    bfs_speedup = bfs[2]["rate"] / bfs[1]["rate"]
+    index_speedup = index[2]["rate"] / index[1]["rate"]
+
+    def eff(speedup: float) -> float:
+        return speedup / 2
+
+    bfs_rows = [
+        [
+            f"{w} Ray worker{'s' if w > 1 else ''}",
+            f"{bfs[w]['candidates']:,}",
+            f"{bfs[w]['seconds']:.1f}",
+            f"{bfs[w]['rate']:,.0f}",
+            f"{bfs[w]['claims_rate']:.2f}",
+            f"{bfs[w]['rate'] / bfs[1]['rate']:.2f}",
+            f"{bfs[w]['setup']:.1f}",
+            f"{bfs[w]['load']:.1f}",
+        ]
+        for w in (1, 2)
+    ]
+    index_rows = [
+        [
+            "in-process (reference, no Ray)" if w == "in-process" else f"{w} Ray worker{'s' if w != 1 else ''}",
+            f"{index[w]['seconds']:.1f}",
+            f"{index[w]['rate']:,.0f}",
+            f"{index[w]['rate'] / index['in-process']['rate']:.2f}",
+            f"{index[w]['load']:.1f}",
+        ]
+        for w in ("in-process", 1, 2)
+    ]
+    # sizing: per-core rate from the 1-worker run, scaled by the measured 2-worker efficiency
+    per_claim = bfs[1]["candidates"] / len(claims)
+    sizing = []
+    for what, work, rate, speedup in (
+        (f"index {args.size_passages:,.0f} passages", args.size_passages, index[1]["rate"], index_speedup),
+        (
+            f"depth-4 BFS over {args.size_claims:,.0f} claims (~{args.size_claims * per_claim:,.0f} candidates)",
+            args.size_claims,
+            bfs[1]["claims_rate"],
+            bfs_speedup,
+        ),
+    ):
+        core_hours = work / rate / 3600
+        cores = work / (rate * min(eff(speedup), 1.0) * DAY)
+        sizing.append(
+            [
+                what,
+                f"{rate:,.1f}/s per core",
+                f"{core_hours:,.0f}",
+                f"{min(eff(speedup), 1.0):.2f}",
+                f"{math.ceil(cores):,}",
+                f"{math.ceil(cores / args.cores_per_machine):,}",
+            ]
+        )
+    n_claims = len(claims)
+    text = "\n".join(
+        [
+            f"### Scale-out on Ray: 1 vs 2 workers on this machine (load average {load_start:.1f} at the start)",
+            "",
+            f"BFS trajectories: {n_claims} claims ({source}) with relevant passages, BM25 over {len(corpus):,} passages, "
+            f"reward {env.measure}, depth {config.max_depth}; clock started once the actors had loaded "
+            "(setup column: spaCy, WordNet and the environment per actor, in parallel).",
+            "",
+            markdown_table(
+                [
+                    "BFS run",
+                    "candidates",
+                    "seconds",
+                    "candidates/s",
+                    "claims/s",
+                    "speed-up",
+                    "actor setup s",
+                    "load average",
+                ],
+                bfs_rows,
+            ),
+            "",
+            f"Index building: {len(copies):,} passages ({args.index_copies} copies of the corpus, ids suffixed), "
+            f"{args.shards} BM25 shards with global statistics, Ray tasks on a local Ray instance with 1 and 2 CPUs.",
+            "",
+            markdown_table(["index build", "seconds", "passages/s", "ratio vs in-process", "load average"], index_rows),
+            "",
+            f"Scaling efficiency with 2 workers: BFS {eff(bfs_speedup):.2f} (speed-up {bfs_speedup:.2f}x; target "
+            f">= 1.7x), index building {eff(index_speedup):.2f} (speed-up {index_speedup:.2f}x). Same BFS results "
+            f"with 1 and 2 workers: {'yes' if same else 'NO'}.",
+            "",
+            f"Sizing for 24 hours from the per-core rates above (machines of {args.cores_per_machine} cores, "
+            "scaling efficiency as measured with 2 workers, capped at 1; passages like SciFact abstracts):",
+            "",
+            markdown_table(
+                ["job", "measured rate", "core-hours", "efficiency", "cores for 24 h", "machines for 24 h"], sizing
+            ),
+            "",
+            f"Machine: {machine()}. Reproduce: `python benchmarks/scale.py`",
+        ]
+    )
+    publish(
+        "scale",
+        text,
+        {
+            "benchmark": "scale",
+            "bfs_candidates_per_s_1": round(bfs[1]["rate"]),
+            "bfs_candidates_per_s_2": round(bfs[2]["rate"]),
+            "bfs_speedup_2_vs_1": round(bfs_speedup, 3),
+            "index_passages_per_s_1": round(index[1]["rate"]),
+            "index_passages_per_s_2": round(index[2]["rate"]),
+            "index_speedup_2_vs_1": round(index_speedup, 3),
+            "same_bfs_results": same,
+            "load_average_start": round(load_start, 2),
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
