@@ -1,4 +1,5 @@
-"""One contract, every backend: the same tests run against bm25, dense (exact and HNSW) and hybrid."""
+"""One contract, every backend: the same tests run against bm25, dense (exact and HNSW) and hybrid,
+embedded and inside a live PostgreSQL server on loopback (the ``pg_server`` fixture)."""
 
 import datetime as dt
 
@@ -14,6 +15,9 @@ BACKENDS = {
     "dense-hnsw": ("dense", {"dense": {"exact_below": 0}}),
     "hybrid-linear": ("hybrid", {}),
     "hybrid-rrf": ("hybrid", {"hybrid": {"fusion": "rrf"}}),
+    "pg-bm25": ("pg-bm25", {"postgres": {"name": "contract_bm25"}}),
+    "pg-dense-hnsw": ("pg-dense", {"dense": {"exact_below": 0}, "postgres": {"name": "contract_dense"}}),
+    "pg-hybrid": ("pg-hybrid", {"postgres": {"name": "contract_hybrid"}}),
 }
 DROP_UNDATED = {"bm25": {"undated": "drop"}, "dense": {"undated": "drop"}}
 
@@ -21,6 +25,8 @@ DROP_UNDATED = {"bm25": {"undated": "drop"}, "dense": {"undated": "drop"}}
 @pytest.fixture(scope="module", params=sorted(BACKENDS))
 def retriever(request, tiny_corpus):
     name, settings = BACKENDS[request.param]
+    if name.startswith("pg-"):
+        request.getfixturevalue("pg_server")
     return build_retriever(tiny_corpus, name, settings)
 
 
@@ -111,10 +117,12 @@ class TestRetrieverContract:
         assert ranking.date_filter.undated_dropped == 2
 
 
-def test_engine_ties_are_broken_by_passage_id():
+@pytest.mark.parametrize("name", ["bm25", "dense", "pg-bm25", "pg-dense"])
+def test_engine_ties_are_broken_by_passage_id(name, request):
     from factscout.records import Passage
 
+    if name.startswith("pg-"):
+        request.getfixturevalue("pg_server")
     same = [Passage(pid, pid, "", "identical text about tides") for pid in ("c", "a", "d", "b")]
-    for name in ("bm25", "dense"):
-        (ranking,) = build_retriever(same, name).search([q("tides")], 4)
-        assert [h.passage_id for h in ranking.hits] == ["a", "b", "c", "d"], name
+    (ranking,) = build_retriever(same, name).search([q("tides")], 4)
+    assert [h.passage_id for h in ranking.hits] == ["a", "b", "c", "d"]

@@ -91,7 +91,10 @@ def _parse_day(value: str | None, flag: str) -> dt.date | None:
 def index(
     corpus: Annotated[Path, typer.Option(help="BEIR JSONL corpus (_id, title, text, published?, url?); .gz ok")],
     index: Annotated[Path, typer.Option("--index", help="index directory (created or replaced atomically)")],
-    retriever: Annotated[str, typer.Option(help="bm25 | dense | hybrid")] = "bm25",
+    retriever: Annotated[
+        str,
+        typer.Option(help="bm25 | dense | hybrid, or pg-bm25 | pg-dense | pg-hybrid in PostgreSQL ($FACTSCOUT_PG_DSN)"),
+    ] = "bm25",
     k1: Annotated[float, typer.Option(help="BM25 k1")] = 0.9,
     b: Annotated[float, typer.Option(help="BM25 b")] = 0.4,
     encoder: Annotated[
@@ -103,6 +106,7 @@ def index(
     ] = 0.6,
     window: Annotated[int, typer.Option(help="split documents into windows of this many sentences (0: whole)")] = 0,
     stride: Annotated[int, typer.Option(help="sentences between window starts (with --window)")] = 3,
+    pg_name: Annotated[str, typer.Option(help="index name on the PostgreSQL server (pg-* retrievers)")] = "factscout",
 ) -> None:
     """Index a corpus for search."""
     quiet_libraries()
@@ -112,6 +116,7 @@ def index(
 
     RETRIEVERS[retriever]
     settings = {"bm25": {"k1": k1, "b": b}, "dense": {"encoder": encoder}, "hybrid": {"fusion": fusion, "alpha": alpha}}
+    settings["postgres"] = {"name": pg_name}
     with progress() as bar:
         bar.add_task(f"reading {corpus.name}", total=None)
         passages = list(read_corpus(corpus))

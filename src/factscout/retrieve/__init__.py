@@ -1,6 +1,7 @@
 """Retrieval: one contract, ``search(queries, k, *, published_before=None) -> list[Ranking]``.
 
-Backends: ``bm25`` (bm25s, the embedded default), ``dense`` (MiniLM + faiss), ``hybrid``.
+Backends: ``bm25`` (bm25s, the embedded default), ``dense`` (MiniLM + faiss), ``hybrid``;
+``pg-bm25``, ``pg-dense``, ``pg-hybrid``: the same inside a PostgreSQL server (``postgres/``).
 """
 
 from factscout.retrieve.base import PassageStore, Retriever, search_with_query_dates
