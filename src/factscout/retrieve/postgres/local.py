@@ -106,9 +106,15 @@ class LocalPostgres:
                 return self.bin_dir
         except OSError:  # the binary or a folder on its path is closed to nobody
             pass
+        install = self.bin_dir.parent  # .../pgserver/pginstall
+        copy = folder / "pg" / install.parent.name / install.name
         for part in ("bin", "lib", "share"):
-            shutil.copytree(self.bin_dir.parent / part, folder / "pginstall" / part, symlinks=True)
-        return folder / "pginstall" / "bin"
+            shutil.copytree(install / part, copy / part, symlinks=True)
+        # the wheel's vendored libpq, found through RPATH $ORIGIN/../../../pgserver.libs
+        libs = install.parent.parent / f"{install.parent.name}.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, folder / "pg" / libs.name, symlinks=True)
+        return copy / "bin"
 
     def _launch(self, bin_dir: Path, data: Path, port: int, run_as: dict[str, Any], folder: Path) -> bool:
         with open(folder / "postgres.log", "ab") as out:
