@@ -245,6 +245,35 @@ def test_unreachable_server_and_missing_settings(tiny_corpus, monkeypatch):
         build_retriever(tiny_corpus, "pg-bm25", {"bm25": {"method": "bm25l"}})
 
 
+def _search_in_child(retriever, out):
+    ids = [list(retriever.search([q("vaccine report")], 5)[0].passage_ids) for _ in range(20)]
+    out.put((ids[-1], retriever.generation._conn.info.backend_pid))
+
+
+def test_forked_and_pickled_retrievers_use_their_own_connection(tiny_corpus):
+    import multiprocessing as mp
+    import pickle
+
+    retriever = build_retriever(tiny_corpus, "pg-bm25", {"postgres": {"name": "forked"}})
+    expected = list(retriever.search([q("vaccine report")], 5)[0].passage_ids)  # the parent's session is open
+    parent_pid = retriever.generation._conn.info.backend_pid
+    ctx = mp.get_context("fork")  # as the BFS workers: two children search at once
+    out = ctx.Queue()
+    children = [ctx.Process(target=_search_in_child, args=(retriever, out)) for _ in range(2)]
+    for child in children:
+        child.start()
+    found = [out.get(timeout=60) for _ in children]
+    for child in children:
+        child.join(60)
+        assert child.exitcode == 0
+    assert [ids for ids, _ in found] == [expected, expected]
+    assert len({pid for _, pid in found} | {parent_pid}) == 3, "each process has its own session"
+    assert list(retriever.search([q("vaccine report")], 5)[0].passage_ids) == expected
+    assert retriever.generation._conn.info.backend_pid == parent_pid, "the parent's session survived the child"
+    copy = pickle.loads(pickle.dumps(retriever))
+    assert list(copy.search([q("vaccine report")], 5)[0].passage_ids) == expected
+
+
 def test_command_line_index_and_search(tiny_corpus, tmp_path):
     from factscout.cli.main import app
     from factscout.formats.beir import write_corpus

@@ -159,13 +159,34 @@ def list_generations(conn, name: str) -> list[str]:  # type: ignore[no-untyped-d
 
 
 class PgGeneration:
-    """One immutable generation of a server index, and the connection that reads it."""
+    """One immutable generation of a server index, and the connection that reads it.
+
+    The connection is opened on first use, one per process: a forked child (the BFS workers)
+    opens its own, and a pickled generation (a batch job's task) travels without one.
+    """
 
     def __init__(self, dsn: str, name: str, generation: str, *, vectors: bool) -> None:
         self.dsn, self.name, self.generation, self.vectors = dsn, name, generation, vectors
         self.schema = _schema(name, generation)
         self._conn: Any = None
         self._lock = threading.Lock()
+        _LIVE.add(self)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"dsn": self.dsn, "name": self.name, "generation": self.generation, "vectors": self.vectors}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["dsn"], state["name"], state["generation"], vectors=state["vectors"])  # type: ignore[misc]
+
+    def _forget_connection(self) -> None:
+        """In a forked child: the parent's session must be neither used nor ended from here, so
+        the inherited socket is pointed at /dev/null before libpq says goodbye on it."""
+        conn, self._conn, self._lock = self._conn, None, threading.Lock()
+        if conn is not None and not conn.closed:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, conn.fileno())
+            os.close(devnull)
+            conn.close()
 
     def table(self, table: str):  # type: ignore[no-untyped-def]
         from psycopg import sql
@@ -226,6 +247,18 @@ class PgGeneration:
                 f" differ from the index directory's {len(store)}; rebuild it with 'factscout index'"
             )
         return gen
+
+
+_LIVE: weakref.WeakSet[PgGeneration] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for generation in list(_LIVE):
+        generation._forget_connection()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def build_generation(
