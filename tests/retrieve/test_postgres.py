@@ -120,20 +120,26 @@ def test_exact_knn_equals_embedded_dense(mini, undated):
         assert_same_rankings(expected, server.search(queries, 20, published_before=before), rel=1e-5)
 
 
-def test_hnsw_falls_back_to_exact_when_the_candidates_run_out(mini):
-    """pgvector's HNSW scan stops after ef_search candidates: with ef_search=1 every query
-    comes back short and must be answered exactly, filtered or not."""
-    store, queries = mini
-    exact = PgDenseRetriever.build(store, DenseConfig(), PgConfig(name="knn"), encoder=HashEncoder())
-    starved = PgDenseRetriever.build(
-        store, DenseConfig(exact_below=0, ef_search=1), PgConfig(name="hnsw"), encoder=HashEncoder()
-    )
+def test_hnsw_falls_back_to_exact_when_the_candidates_run_out(scifact, monkeypatch):
+    """pgvector's HNSW scan filters its ef_search (here k) candidates afterwards: under a
+    selective filter queries come back short and must be answered exactly. (2,000 passages:
+    over a few hundred the planner would not use the HNSW index at all.)"""
+    store, queries = PassageStore(scifact[0].passages[:2000]), scifact[1][:20]
+    config = DenseConfig(undated="drop")
+    exact = PgDenseRetriever.build(store, config, PgConfig(name="knn"), encoder=HashEncoder())
+    starved_config = dataclasses.replace(config, exact_below=0, ef_search=1, hnsw_m=4)
+    starved = PgDenseRetriever.build(store, starved_config, PgConfig(name="hnsw"), encoder=HashEncoder())
     assert starved.hnsw
-    for before in (None, dt.date(2001, 6, 1)):  # the filter leaves the 40 undated and a few dated passages
-        expected = exact.search(queries, 10, published_before=before)
-        found = starved.search(queries, 10, published_before=before)
-        assert [list(r.passage_ids) for r in found] == [list(r.passage_ids) for r in expected]
-        assert all(len(r) == 10 for r in found)
+    before = dt.date(2002, 1, 1)  # 5% of the passages
+    expected = exact.search(queries, 10, published_before=before)
+    assert expected[0].date_filter.allowed == 100
+    calls = []
+    knn = starved._knn
+    monkeypatch.setattr(starved, "_knn", lambda *a, **kw: calls.append(kw["exact"]) or knn(*a, **kw))
+    found = starved.search(queries, 10, published_before=before)
+    assert calls == [False, True], "HNSW first, then the exact fallback"
+    assert [list(r.passage_ids) for r in found] == [list(r.passage_ids) for r in expected]
+    assert all(len(r) == 10 for r in found)
 
 
 def test_hnsw_recall_against_exact(mini):

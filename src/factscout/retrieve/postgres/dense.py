@@ -5,15 +5,15 @@ Passages are embedded by the same encoder and embedding cache as ``retrieve/dens
 the inner product (pgvector's ``<#>`` is its negative) is cosine similarity. Below
 ``exact_below`` passages there is no vector index and every search is exact, ordered by
 ``(distance, pos)``: the contract's tie rule, inside the server. Above it, an HNSW index
-(Malkov & Yashunin 2018; ``m`` and ``ef_construction`` as the embedded faiss graph,
-``hnsw.ef_search`` set per search).
+(Malkov & Yashunin 2018; ``m`` and ``ef_construction`` as the embedded faiss graph;
+``hnsw.ef_search`` is set per search to ``max(ef_search, k)``, as faiss does).
 
 A batch is one pipelined round trip, one statement per query. ``published_before`` is a
 ``WHERE`` on the passages, so it restricts the candidates, not the results. An HNSW
 scan in pgvector 0.6 stops after ``ef_search`` candidates and filters them afterwards, so a
 selective filter can leave fewer than k hits; those queries are run again exactly (index scans
-off), as the embedded backend falls back to exact scoring, so k hits come back whenever k
-passages are allowed.
+off, in one more round trip), as the embedded backend falls back to exact scoring, so k hits
+come back whenever k passages are allowed.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from factscout.retrieve.postgres.server import (
 )
 
 EF_CONSTRUCTION = 200  # as the embedded faiss HNSW graph
+MAX_EF_SEARCH = 1000  # pgvector's limit
 
 _SEARCH = """
 SELECT p.pos, -(p.embedding <#> %(v)s)
@@ -100,11 +101,12 @@ class PgDenseRetriever:
             return [Ranking(q.query_id, (), stats) for q in queries]
         rows = self._knn(q_vecs, depth, published_before, exact=not self.hnsw)
         if self.hnsw:  # the index returns rows by distance only; ties go by pos, as everywhere
-            for i, hits in enumerate(rows):
-                if len(hits) < depth:  # a filter emptied the HNSW candidate list: score exactly
-                    (rows[i],) = self._knn(q_vecs[i : i + 1], depth, published_before, exact=True)
-                else:
-                    hits.sort(key=lambda h: (-h[1], h[0]))
+            for hits in rows:
+                hits.sort(key=lambda h: (-h[1], h[0]))
+            short = [i for i, hits in enumerate(rows) if len(hits) < depth]
+            if short:  # a filter emptied the HNSW candidate list: score these exactly
+                for i, hits in zip(short, self._knn(q_vecs[short], depth, published_before, exact=True), strict=True):
+                    rows[i] = hits
         return rankings_from_rows(queries, rows, self._ids, stats)
 
     def _knn(self, q_vecs: np.ndarray, k: int, published_before: dt.date | None, *, exact: bool) -> list[list[tuple]]:
@@ -116,7 +118,9 @@ class PgDenseRetriever:
             tie=sql.SQL(", p.pos" if exact else ""),
         )
         shared = {"k": k, "before": published_before, "keep_undated": self.config.undated == "keep"}
-        local = {"enable_indexscan": "off"} if exact else {"hnsw.ef_search": str(self.config.ef_search)}
+        # as faiss, search at least k candidates (pgvector's ceiling is 1000; the fallback does the rest)
+        ef_search = min(max(self.config.ef_search, k), MAX_EF_SEARCH)
+        local = {"enable_indexscan": "off"} if exact else {"hnsw.ef_search": str(ef_search)}
         return self.generation.fetch_many(statement, [{"v": v, **shared} for v in q_vecs], local=local)
 
     def save(self, directory: Path) -> None:
