@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/rewriting.py
 	$(PY) benchmarks/load.py --index .factscout/scifact-index
 	$(PY) benchmarks/temporal.py
+	$(PY) benchmarks/server_backend.py
 	$(PY) benchmarks/update_readme.py
 
 clean:

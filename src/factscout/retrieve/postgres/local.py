@@ -1,7 +1,8 @@
 """A throwaway PostgreSQL server on 127.0.0.1: for the tests, the benchmark, and trying out.
 
 The binaries are PostgreSQL 16 with pgvector 0.6 as shipped inside the ``pgserver`` wheel
-(``pip install 'factscout[pg]'``), or any installation's ``bin`` folder that has pgvector.
+(``pip install 'factscout[pg]'``), or any installation's ``bin`` folder that has pgvector
+(``bin_dir``, or ``$FACTSCOUT_PG_BIN``).
 pgserver's own launcher is not used: it listens on a Unix socket only, and as root it adds a
 system user and changes folder permissions. This one runs ``initdb`` into a fresh temporary
 folder and ``postgres`` listening on a free loopback TCP port, with durability switched off
@@ -30,6 +31,7 @@ from factscout.retrieve.postgres.server import psycopg_module
 
 log = logging.getLogger(__name__)
 
+BIN_ENV = "FACTSCOUT_PG_BIN"
 _START_TIMEOUT_S = 60.0
 _INITDB = ("-E", "UTF8", "--no-locale", "--no-sync")
 # no Unix socket (-k ""), no durability: the data is thrown away
@@ -41,7 +43,10 @@ def pgserver_bin() -> Path:
     pgserver, whose import creates lock files)."""
     spec = importlib.util.find_spec("pgserver")
     if spec is None or spec.origin is None:
-        raise MissingDependency("a local PostgreSQL server needs pgserver: pip install 'factscout[pg]'")
+        raise MissingDependency(
+            f"a local PostgreSQL server needs pgserver (pip install 'factscout[pg]') or ${BIN_ENV} naming the bin"
+            " folder of a PostgreSQL with pgvector"
+        )
     return Path(spec.origin).parent / "pginstall" / "bin"
 
 
@@ -55,7 +60,8 @@ class LocalPostgres:
     """``with LocalPostgres() as server: ... server.dsn ...``"""
 
     def __init__(self, bin_dir: str | os.PathLike[str] | None = None) -> None:
-        self.bin_dir = Path(bin_dir) if bin_dir is not None else pgserver_bin()
+        bin_dir = bin_dir or os.environ.get(BIN_ENV)
+        self.bin_dir = Path(bin_dir) if bin_dir else pgserver_bin()
         self.dsn = ""
         self._folder: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
