@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/load.py --index .factscout/scifact-index
 	$(PY) benchmarks/temporal.py
 	$(PY) benchmarks/web_collection.py
+	$(PY) benchmarks/server_backend.py
 	$(PY) benchmarks/update_readme.py
 
 clean:

@@ -33,6 +33,10 @@ class BadIndex(FactscoutError):
     """An index directory is missing, partial, corrupt or not a factscout index."""
 
 
+class ServerError(FactscoutError):
+    """A search server is unreachable or failed a request; the message names the server."""
+
+
 class MissingDependency(FactscoutError, ImportError):
     """An optional dependency is not installed; the message says what to install."""
 

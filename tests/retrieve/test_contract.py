@@ -1,5 +1,6 @@
-"""One contract, every backend: the same tests run against bm25, dense (exact and HNSW), hybrid
-and sharded BM25 (in-process shards)."""
+"""One contract, every backend: the same tests run against bm25, dense (exact and HNSW), hybrid,
+sharded BM25 (in-process shards), and the same three inside a live PostgreSQL server on loopback
+(the ``pg_server`` fixture)."""
 
 import datetime as dt
 
@@ -16,6 +17,9 @@ BACKENDS = {
     "hybrid-linear": ("hybrid", {}),
     "hybrid-rrf": ("hybrid", {"hybrid": {"fusion": "rrf"}}),
     "sharded-3": ("sharded", {"sharded": {"shards": 3}}),
+    "pg-bm25": ("pg-bm25", {"postgres": {"name": "contract_bm25"}}),
+    "pg-dense-hnsw": ("pg-dense", {"dense": {"exact_below": 0}, "postgres": {"name": "contract_dense"}}),
+    "pg-hybrid": ("pg-hybrid", {"postgres": {"name": "contract_hybrid"}}),
 }
 DROP_UNDATED = {"bm25": {"undated": "drop"}, "dense": {"undated": "drop"}}
 
@@ -23,6 +27,8 @@ DROP_UNDATED = {"bm25": {"undated": "drop"}, "dense": {"undated": "drop"}}
 @pytest.fixture(scope="module", params=sorted(BACKENDS))
 def retriever(request, tiny_corpus):
     name, settings = BACKENDS[request.param]
+    if name.startswith("pg-"):
+        request.getfixturevalue("pg_server")
     return build_retriever(tiny_corpus, name, settings)
 
 
@@ -113,10 +119,12 @@ class TestRetrieverContract:
         assert ranking.date_filter.undated_dropped == 2
 
 
-def test_engine_ties_are_broken_by_passage_id():
+@pytest.mark.parametrize("name", ["bm25", "dense", "sharded", "pg-bm25", "pg-dense"])
+def test_engine_ties_are_broken_by_passage_id(name, request):
     from factscout.records import Passage
 
+    if name.startswith("pg-"):
+        request.getfixturevalue("pg_server")
     same = [Passage(pid, pid, "", "identical text about tides") for pid in ("c", "a", "d", "b")]
-    for name in ("bm25", "dense", "sharded"):
-        (ranking,) = build_retriever(same, name).search([q("tides")], 4)
-        assert [h.passage_id for h in ranking.hits] == ["a", "b", "c", "d"], name
+    (ranking,) = build_retriever(same, name).search([q("tides")], 4)
+    assert [h.passage_id for h in ranking.hits] == ["a", "b", "c", "d"]

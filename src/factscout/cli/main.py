@@ -97,7 +97,10 @@ def _parse_day(value: str | None, flag: str) -> dt.date | None:
 def index(
     corpus: Annotated[Path, typer.Option(help="BEIR JSONL corpus (_id, title, text, published?, url?); .gz ok")],
     index: Annotated[Path, typer.Option("--index", help="index directory (created or replaced atomically)")],
-    retriever: Annotated[str, typer.Option(help="bm25 | dense | hybrid")] = "bm25",
+    retriever: Annotated[
+        str,
+        typer.Option(help="bm25 | dense | hybrid, or pg-bm25 | pg-dense | pg-hybrid in PostgreSQL ($FACTSCOUT_PG_DSN)"),
+    ] = "bm25",
     k1: Annotated[float, typer.Option(help="BM25 k1")] = 0.9,
     b: Annotated[float, typer.Option(help="BM25 b")] = 0.4,
     encoder: Annotated[
@@ -111,6 +114,7 @@ def index(
     stride: Annotated[int, typer.Option(help="sentences between window starts (with --window)")] = 3,
     shards: Annotated[int, typer.Option(help="split a BM25 index into N shards (global statistics); 0: one index")] = 0,
     ray: RayOption = None,
+    pg_name: Annotated[str, typer.Option(help="index name on the PostgreSQL server (pg-* retrievers)")] = "factscout",
 ) -> None:
     """Index a corpus for search."""
     quiet_libraries()
@@ -124,6 +128,7 @@ def index(
         if retriever not in ("bm25", "sharded") or shards < 1:
             raise typer.BadParameter("--shards N (N >= 1) shards a BM25 index; --ray builds those shards on Ray")
         retriever, settings["sharded"] = "sharded", {"shards": shards, "ray": ray}
+    settings["postgres"] = {"name": pg_name}
     with progress() as bar:
         bar.add_task(f"reading {corpus.name}", total=None)
         passages = list(read_corpus(corpus))

@@ -1,7 +1,8 @@
 """Retrieval: one contract, ``search(queries, k, *, published_before=None) -> list[Ranking]``.
 
 Backends: ``bm25`` (bm25s, the embedded default), ``dense`` (MiniLM + faiss), ``hybrid``,
-``sharded`` (BM25 over N shards with global statistics, in-process or on Ray actors).
+``sharded`` (BM25 over N shards with global statistics, in-process or on Ray actors);
+``pg-bm25``, ``pg-dense``, ``pg-hybrid``: the same inside a PostgreSQL server (``postgres/``).
 """
 
 from factscout.retrieve.base import PassageStore, Retriever, search_with_query_dates

@@ -57,6 +57,15 @@ def _stemmer(name: str | None):  # type: ignore[no-untyped-def]
         raise InputError(f"unknown stemmer {name!r}; known: {', '.join(Stemmer.algorithms())}") from None
 
 
+def tokenize(texts: Sequence[str], config: Bm25Config, stemmer=None) -> list[list[str]]:  # type: ignore[no-untyped-def]
+    """The tokens BM25 indexes and searches with, under ``config`` (``stemmer``: a prebuilt one)."""
+    import bm25s
+
+    stem = stemmer if stemmer is not None else _stemmer(config.stemmer)
+    out = bm25s.tokenize(list(texts), stopwords=config.stopwords, stemmer=stem, return_ids=False, show_progress=False)
+    return out  # type: ignore[no-any-return]
+
+
 class Bm25Retriever:
     """BM25 over a :class:`PassageStore`; ``search`` follows the retriever contract."""
 
@@ -83,12 +92,7 @@ class Bm25Retriever:
         return cls(store, engine, config)
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        import bm25s
-
-        out = bm25s.tokenize(
-            list(texts), stopwords=self.config.stopwords, stemmer=self._stem, return_ids=False, show_progress=False
-        )
-        return out  # type: ignore[return-value]
+        return tokenize(texts, self.config, self._stem)
 
     def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]:
         check_k(k)

@@ -54,6 +54,33 @@ class DenseConfig:
         check_undated(self.undated)
 
 
+def encode_store(
+    store: PassageStore,
+    config: DenseConfig | None = None,
+    *,
+    encoder: Encoder | None = None,
+    show_progress: bool = False,
+) -> tuple[np.ndarray, DenseConfig, Encoder]:
+    """Embed every passage of ``store`` (through the embedding cache); also returns the config
+    as the index must record it (the encoder that built it) and the encoder itself."""
+    config = config or DenseConfig()
+    encoder = encoder or make_encoder(config.encoder, adapter=config.adapter, max_seq_length=config.max_seq_length)
+    if isinstance(encoder, FineTunedEncoder):  # the index records the encoder that built it
+        shipped = is_shipped(encoder.adapter_path) and encoder.model_name == DEFAULT_ENCODER
+        config = replace(
+            config,
+            encoder=FINETUNED_ENCODER if shipped else encoder.model_name,
+            adapter=None if shipped else str(encoder.adapter_path),
+            adapter_sha256=encoder.adapter_sha256,
+        )
+    elif config.adapter_sha256 is not None:
+        config = replace(config, adapter_sha256=None)
+    vectors = encoder.encode_cached([p.contents for p in store.passages], show_progress=show_progress)
+    if len(vectors) == 0:
+        vectors = np.zeros((0, encoder.dimension), dtype=np.float32)
+    return vectors, config, encoder
+
+
 class DenseRetriever:
     """Cosine-similarity search over passage embeddings; ``search`` follows the contract."""
 
@@ -83,21 +110,7 @@ class DenseRetriever:
         encoder: Encoder | None = None,
         show_progress: bool = False,
     ) -> DenseRetriever:
-        config = config or DenseConfig()
-        encoder = encoder or make_encoder(config.encoder, adapter=config.adapter, max_seq_length=config.max_seq_length)
-        if isinstance(encoder, FineTunedEncoder):  # the index records the encoder that built it
-            shipped = is_shipped(encoder.adapter_path) and encoder.model_name == DEFAULT_ENCODER
-            config = replace(
-                config,
-                encoder=FINETUNED_ENCODER if shipped else encoder.model_name,
-                adapter=None if shipped else str(encoder.adapter_path),
-                adapter_sha256=encoder.adapter_sha256,
-            )
-        elif config.adapter_sha256 is not None:
-            config = replace(config, adapter_sha256=None)
-        vectors = encoder.encode_cached([p.contents for p in store.passages], show_progress=show_progress)
-        if len(vectors) == 0:
-            vectors = np.zeros((0, encoder.dimension), dtype=np.float32)
+        vectors, config, encoder = encode_store(store, config, encoder=encoder, show_progress=show_progress)
         return cls(store, vectors, cls._make_index(vectors, config), config, encoder)
 
     def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]:
@@ -159,12 +172,17 @@ class DenseRetriever:
             ) from None
         if index.ntotal != len(store) or vectors.shape[0] != len(store):
             raise BadIndex(f"dense index in {directory} has {index.ntotal} vectors but the store has {len(store)}")
-        encoder = make_encoder(config.encoder, adapter=config.adapter, max_seq_length=config.max_seq_length)
-        found = getattr(encoder, "adapter_sha256", None)
-        if found != config.adapter_sha256:
-            where = getattr(encoder, "adapter_path", "no adapter")
-            raise BadIndex(
-                f"dense index in {directory} was built with encoder adapter sha256 {config.adapter_sha256}, but"
-                f" {where} has {found}; rebuild it with 'factscout index'"
-            )
-        return cls(store, vectors, index, config, encoder)
+        return cls(store, vectors, index, config, load_encoder(config, directory))
+
+
+def load_encoder(config: DenseConfig, directory: Path) -> Encoder:
+    """The encoder an index was built with, checked against the adapter hash it recorded."""
+    encoder = make_encoder(config.encoder, adapter=config.adapter, max_seq_length=config.max_seq_length)
+    found = getattr(encoder, "adapter_sha256", None)
+    if found != config.adapter_sha256:
+        where = getattr(encoder, "adapter_path", "no adapter")
+        raise BadIndex(
+            f"dense index in {directory} was built with encoder adapter sha256 {config.adapter_sha256}, but"
+            f" {where} has {found}; rebuild it with 'factscout index'"
+        )
+    return encoder

@@ -4,6 +4,8 @@ Each query is run against BM25 and the dense index to ``depth`` hits each, and t
 rankings are fused: ``linear`` is CombSUM over min-max normalised scores with weights
 ``(alpha, 1 - alpha)``; ``rrf`` is Reciprocal Rank Fusion. ``alpha`` and the fusion were
 tuned on SciFact train claims only (benchmarks/retrieval_quality.py prints the sweep).
+The fusion only needs two retrievers over one passage store: the PostgreSQL backend
+(``retrieve/postgres/hybrid.py``) reuses it over its server-side BM25 and kNN.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from factscout.errors import BadIndex, InputError
 from factscout.fuse import comb_sum, rrf
 from factscout.records import Query, Ranking
-from factscout.retrieve.base import PassageStore, check_k
+from factscout.retrieve.base import PassageStore, Retriever, check_k
 from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever
 from factscout.retrieve.dense import DenseConfig, DenseRetriever
 
@@ -43,7 +45,7 @@ class HybridRetriever:
 
     name = "hybrid"
 
-    def __init__(self, sparse: Bm25Retriever, dense: DenseRetriever, config: HybridConfig) -> None:
+    def __init__(self, sparse: Retriever, dense: Retriever, config: HybridConfig) -> None:
         if sparse.store is not dense.store:
             raise InputError("hybrid retrieval needs both retrievers over the same passage store")
         self.sparse, self.dense, self.config = sparse, dense, config
@@ -65,8 +67,8 @@ class HybridRetriever:
         return Ranking(fused.query_id, fused.hits, sparse.date_filter)
 
     def save(self, directory: Path) -> None:
-        self.sparse.save(directory / "bm25")
-        self.dense.save(directory / "dense")
+        self.sparse.save(directory / "bm25")  # type: ignore[attr-defined]
+        self.dense.save(directory / "dense")  # type: ignore[attr-defined]
         (directory / "hybrid.json").write_text(json.dumps(asdict(self.config)))
 
     @classmethod

@@ -63,6 +63,38 @@ def _register() -> None:
     RETRIEVERS.register("dense")((build_dense, DenseRetriever.load))
     RETRIEVERS.register("hybrid")((build_hybrid, HybridRetriever.load))
     RETRIEVERS.register("sharded")((build_sharded, ShardedRetriever.load))
+    _register_postgres()
+
+
+def _register_postgres() -> None:
+    """The same three retrievers inside a PostgreSQL server (``settings["postgres"]``: dsn, name)."""
+    from factscout.retrieve.bm25 import Bm25Config
+    from factscout.retrieve.dense import DenseConfig
+    from factscout.retrieve.hybrid import HybridConfig
+    from factscout.retrieve.postgres import PgBm25Retriever, PgConfig, PgDenseRetriever, PgHybridRetriever
+
+    def build_pg_bm25(store: PassageStore, settings: dict, show_progress: bool) -> PgBm25Retriever:
+        return PgBm25Retriever.build(
+            store, Bm25Config(**settings.get("bm25", {})), PgConfig(**settings.get("postgres", {}))
+        )
+
+    def build_pg_dense(store: PassageStore, settings: dict, show_progress: bool) -> PgDenseRetriever:
+        dense, pg = DenseConfig(**settings.get("dense", {})), PgConfig(**settings.get("postgres", {}))
+        return PgDenseRetriever.build(store, dense, pg, show_progress=show_progress)
+
+    def build_pg_hybrid(store: PassageStore, settings: dict, show_progress: bool) -> PgHybridRetriever:
+        return PgHybridRetriever.build(
+            store,
+            HybridConfig(**settings.get("hybrid", {})),
+            bm25=Bm25Config(**settings.get("bm25", {})),
+            dense=DenseConfig(**settings.get("dense", {})),
+            pg=PgConfig(**settings.get("postgres", {})),
+            show_progress=show_progress,
+        )
+
+    RETRIEVERS.register("pg-bm25")((build_pg_bm25, PgBm25Retriever.load))
+    RETRIEVERS.register("pg-dense")((build_pg_dense, PgDenseRetriever.load))
+    RETRIEVERS.register("pg-hybrid")((build_pg_hybrid, PgHybridRetriever.load))
 
 
 _register()
