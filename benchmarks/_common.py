@@ -38,3 +38,21 @@ def publish(name: str, text: str, headline: dict) -> None:
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{name}.md").write_text(text + "\n")
     sys.stdout.write(json.dumps(headline) + "\n")
+
+
+def claims_corpus_qrels(parser, args) -> tuple[list, list, dict, str]:  # type: ignore[no-untyped-def]
+    """``--claims/--corpus/--qrels`` when given (all three), else SciFact train; only the claims
+    with a relevant passage. Returns (claims, corpus, qrels, source name)."""
+    from factscout.datasets import load_dataset
+    from factscout.formats.beir import read_claims, read_corpus, read_qrels
+
+    if args.claims or args.corpus or args.qrels:
+        if not (args.claims and args.corpus and args.qrels):
+            parser.error("--claims, --corpus and --qrels go together")
+        claims, corpus = list(read_claims(args.claims)), list(read_corpus(args.corpus))
+        qrels, source = read_qrels(args.qrels), Path(args.claims).name
+    else:
+        ds = load_dataset("scifact", "train")
+        claims, corpus, qrels, source = list(ds.claims), list(ds.corpus), ds.qrels, "SciFact train"
+    claims = [c for c in claims if any(r > 0 for r in qrels.get(c.claim_id, {}).values())]
+    return claims, corpus, qrels, source

@@ -21,11 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import machine, markdown_table, publish, quiet
+from _common import claims_corpus_qrels, machine, markdown_table, publish, quiet
 
-from factscout.datasets import load_dataset
-from factscout.formats.beir import read_claims, read_corpus, read_qrels
-from factscout.records import Claim, Query
+from factscout.records import Query
 from factscout.retrieve import build_retriever
 from factscout.rewrite.actions import clear_caches, load_nlp, parse, valid_edits, wordnet
 from factscout.rewrite.bfs import BfsConfig, generate_trajectories
@@ -44,17 +42,7 @@ def main() -> None:
     args = parser.parse_args()
     quiet()
 
-    if args.claims or args.corpus or args.qrels:
-        if not (args.claims and args.corpus and args.qrels):
-            parser.error("--claims, --corpus and --qrels go together")
-        claims: list[Claim] = list(read_claims(args.claims))
-        corpus = list(read_corpus(args.corpus))
-        qrels = read_qrels(args.qrels)
-        source = f"{Path(args.claims).name}"
-    else:
-        ds = load_dataset("scifact", "train")
-        claims, corpus, qrels, source = list(ds.claims), list(ds.corpus), ds.qrels, "SciFact train"
-    claims = [c for c in claims if any(r > 0 for r in qrels.get(c.claim_id, {}).values())]
+    claims, corpus, qrels, source = claims_corpus_qrels(parser, args)
     retriever = build_retriever(corpus, "bm25")
     load_nlp()
     wordnet()
