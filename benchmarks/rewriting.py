@@ -198,10 +198,16 @@ def main() -> None:
             "",
             markdown_table(["policy", "edits", *kind_names], kind_rows),
             "",
-            f"Negative training sequences: {args.negatives} random-edit sequences per training claim "
-            f"({sum(tr.negative for tr in with_negatives)} in all) for the `+ negatives` rows; the classifier never "
-            "trains on them.",
-            "",
+            *(
+                [
+                    f"Negative training sequences: {args.negatives} random-edit sequences per training claim "
+                    f"({sum(tr.negative for tr in with_negatives)} in all) for the `+ negatives` rows; the "
+                    "classifier never trains on them.",
+                    "",
+                ]
+                if args.negatives
+                else []
+            ),
             f"Reproduce: `{shlex.join(['python', 'benchmarks/rewriting.py', *reproduce_args(sys.argv[1:])])}`",
         ]
     )
