@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/bfs_speed.py
 	$(PY) benchmarks/rewriting.py
 	$(PY) benchmarks/rewriting.py --dataset averitec --max-train 1000 --max-test 400
+	$(PY) benchmarks/rewriting.py --retriever dense --max-train 300 --negatives 0
 	$(PY) benchmarks/load.py --index .factscout/scifact-index
 	$(PY) benchmarks/temporal.py
 	$(PY) benchmarks/web_collection.py
