@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/rewriting.py
 	$(PY) benchmarks/rewriting.py --dataset averitec --max-train 1000 --max-test 400
 	$(PY) benchmarks/rewriting.py --retriever dense --max-train 300 --negatives 0
+	$(PY) benchmarks/rewriting.py --dataset covidfact --max-train 800 --max-test 400 --negatives 0
 	$(PY) benchmarks/load.py --index .factscout/scifact-index
 	$(PY) benchmarks/temporal.py
 	$(PY) benchmarks/web_collection.py
