@@ -12,7 +12,10 @@ encodes the same batches to the same bytes), so the actors keep Ray's one thread
 
 Results come back with ``preserve_order`` set on the Ray Data context (blocks in input order)
 and each carries its passages' positions; they are placed by position, and a missing or doubled
-position is an error, never a silent reorder. Ray Data retries a batch whose actor died.
+position is an error, never a silent reorder. An actor that dies is restarted and its batch
+retried by Ray Data itself (its actor pools default to ``max_restarts=-1``, ``max_task_retries=-1``;
+factscout's tests kill BFS and shard actors, not encoding actors). The driver reads and writes the
+embedding cache as in-process (``Encoder.encode_cached``): a cached corpus is not re-encoded.
 """
 
 from __future__ import annotations
