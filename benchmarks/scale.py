@@ -7,6 +7,12 @@
 * Index building: passages indexed per second by the sharded BM25 build as Ray tasks (global
   statistics map-reduce; ``--shards`` shards, the same for both runs) with 1 and 2 CPUs in the
   local Ray instance, against the same build in-process (the reference, no Ray).
+* Dense corpus encoding: passages embedded per second by ``encode_on_ray`` (Ray Data actors,
+  one CPU and one torch thread each, the fixed encoding batches) with 1 and 2 actors, against
+  ``Encoder.encode_corpus`` in-process (the reference: torch on all cores), on the first
+  ``--encode-passages`` passages of the corpus, with no embedding cache; every time includes
+  loading the model (on Ray: starting the actors, each loading it). The embeddings are compared
+  bit for bit.
 
 Scaling efficiency = rate with 2 workers / (2 x rate with 1 worker). The sizing table divides
 the work (``--size-passages`` passages to index; ``--size-claims`` claims through depth-4 BFS)
@@ -15,7 +21,7 @@ for machines of ``--cores-per-machine`` cores. The load average is recorded with
 machine is shared, and a busy machine lowers both the rates and the efficiency.
 
     python benchmarks/scale.py [--claims claims.jsonl --corpus corpus.jsonl --qrels qrels.tsv]
-        [--bfs-claims 100] [--index-copies 8] [--shards 4] [--cores-per-machine 16]
+        [--bfs-claims 100] [--index-copies 8] [--shards 4] [--encode-passages 2000] [--cores-per-machine 16]
 """
 
 from __future__ import annotations
@@ -26,14 +32,17 @@ import math
 import os
 import time
 
+import numpy as np
 from _common import claims_corpus_qrels, machine, markdown_table, publish, quiet
 
 from factscout.records import Claim, Passage
 from factscout.retrieve import build_retriever
 from factscout.retrieve.bm25 import Bm25Config
+from factscout.retrieve.encoder import CORPUS_BATCH, Encoder
 from factscout.retrieve.sharded import build_shards_local, split_passages
 from factscout.rewrite.bfs import BfsConfig, ray_worker
 from factscout.rewrite.environment import SearchEnvironment
+from factscout.scale.encode import encode_on_ray
 from factscout.scale.jobs import map_on_ray
 from factscout.scale.shards import build_shards_ray
 
@@ -91,6 +100,17 @@ def index_run(parts: list[list[Passage]], config: Bm25Config, n: int, ray_cpus: 
     return {"seconds": seconds, "rate": n / seconds, "load": load()}
 
 
+def encode_run(texts: list[str], ray_workers: int | None) -> dict:
+    encoder = Encoder()
+    start = time.perf_counter()
+    if ray_workers is None:
+        vectors = encoder.encode_corpus(texts)
+    else:
+        vectors = encode_on_ray(encoder, texts, address="auto", workers=ray_workers)
+    seconds = time.perf_counter() - start
+    return {"vectors": vectors, "seconds": seconds, "rate": len(texts) / seconds, "load": load()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--claims", help="claims JSONL (BEIR queries; default: SciFact train)")
@@ -100,6 +120,7 @@ def main() -> None:
     parser.add_argument("--bfs-claims", type=int, default=100, help="claims with relevant passages for the BFS runs")
     parser.add_argument("--index-copies", type=int, default=8, help="corpus copies indexed (ids suffixed)")
     parser.add_argument("--shards", type=int, default=4)
+    parser.add_argument("--encode-passages", type=int, default=2000, help="passages for dense encoding (0: skip)")
     parser.add_argument("--cores-per-machine", type=int, default=16, help="machine size for the sizing table")
     parser.add_argument("--size-passages", type=float, default=100e6)
     parser.add_argument("--size-claims", type=float, default=100e3)
@@ -120,13 +141,19 @@ def main() -> None:
     bm25 = Bm25Config()
     load_start = load()
 
-    bfs, index = {}, {}
+    texts = [p.contents for p in corpus[: args.encode_passages]]
+    bfs, index, encode = {}, {}, {}
     index["in-process"] = index_run(parts, bm25, len(copies), None)
+    if texts:
+        encode["in-process"] = encode_run(texts, None)
     for workers in (1, 2):
         ray = start_ray(workers, args.object_store_mb)
         bfs[workers] = bfs_run(ray, env, claims, config, workers)
         index[workers] = index_run(parts, bm25, len(copies), workers)
+        if texts:
+            encode[workers] = encode_run(texts, workers)
         ray.shutdown()
+    same_embeddings = all(np.array_equal(e["vectors"], encode["in-process"]["vectors"]) for e in encode.values())
     same = bfs[1]["results"] == bfs[2]["results"]
     bfs_speedup = bfs[2]["rate"] / bfs[1]["rate"]
     index_speedup = index[2]["rate"] / index[1]["rate"]
@@ -157,6 +184,30 @@ def main() -> None:
         ]
         for w in ("in-process", 1, 2)
     ]
+    encode_rows = [
+        [
+            "in-process (reference, no Ray)" if w == "in-process" else f"{w} Ray Data actor{'s' if w != 1 else ''}",
+            f"{encode[w]['seconds']:.1f}",
+            f"{encode[w]['rate']:,.1f}",
+            f"{encode[w]['rate'] / encode['in-process']['rate']:.2f}",
+            f"{encode[w]['load']:.1f}",
+        ]
+        for w in encode
+    ]
+    encode_text = (
+        [
+            f"Dense corpus encoding: the first {len(texts):,} passages, all-MiniLM-L6-v2 on the CPU in batches of "
+            f"{CORPUS_BATCH} passages, no embedding cache; Ray Data actors of one CPU each on a local Ray instance "
+            "with 1 and 2 CPUs (times include loading the model, and on Ray starting the actors).",
+            "",
+            markdown_table(["encoding", "seconds", "passages/s", "ratio vs in-process", "load average"], encode_rows),
+            "",
+            f"Same embeddings on Ray as in-process, bit for bit: {'yes' if same_embeddings else 'NO'}.",
+            "",
+        ]
+        if encode
+        else []
+    )
     # sizing: per-core rate from the 1-worker run, scaled by the measured 2-worker efficiency
     per_claim = bfs[1]["candidates"] / len(claims)
     sizing = []
@@ -209,6 +260,7 @@ def main() -> None:
             "",
             markdown_table(["index build", "seconds", "passages/s", "ratio vs in-process", "load average"], index_rows),
             "",
+            *encode_text,
             f"Scaling efficiency with 2 workers: BFS {eff(bfs_speedup):.2f} (speed-up {bfs_speedup:.2f}x; target "
             f">= 1.7x), index building {eff(index_speedup):.2f} (speed-up {index_speedup:.2f}x). Same BFS results "
             f"with 1 and 2 workers: {'yes' if same else 'NO'}.",
@@ -235,6 +287,16 @@ def main() -> None:
             "index_passages_per_s_2": round(index[2]["rate"]),
             "index_speedup_2_vs_1": round(index_speedup, 3),
             "same_bfs_results": same,
+            **(
+                {
+                    "encode_passages_per_s_in_process": round(encode["in-process"]["rate"], 1),
+                    "encode_passages_per_s_1": round(encode[1]["rate"], 1),
+                    "encode_passages_per_s_2": round(encode[2]["rate"], 1),
+                    "same_embeddings_on_ray": same_embeddings,
+                }
+                if encode
+                else {}
+            ),
             "load_average_start": round(load_start, 2),
         },
     )

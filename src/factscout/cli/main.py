@@ -114,6 +114,9 @@ def index(
     stride: Annotated[int, typer.Option(help="sentences between window starts (with --window)")] = 3,
     shards: Annotated[int, typer.Option(help="split a BM25 index into N shards (global statistics); 0: one index")] = 0,
     ray: RayOption = None,
+    encode_batch: Annotated[
+        int | None, typer.Option(help="dense: passages per encoding call, also per Ray Data task (default 256)")
+    ] = None,
     pg_name: Annotated[str, typer.Option(help="index name on the PostgreSQL server (pg-* retrievers)")] = "factscout",
 ) -> None:
     """Index a corpus for search."""
@@ -123,10 +126,16 @@ def index(
     from factscout.retrieve import RETRIEVERS, build_retriever, save_index
 
     RETRIEVERS[retriever]
-    settings = {"bm25": {"k1": k1, "b": b}, "dense": {"encoder": encoder}, "hybrid": {"fusion": fusion, "alpha": alpha}}
-    if shards or ray:
+    dense: dict[str, Any] = {"encoder": encoder, **({"encode_batch": encode_batch} if encode_batch is not None else {})}
+    settings = {"bm25": {"k1": k1, "b": b}, "dense": dense, "hybrid": {"fusion": fusion, "alpha": alpha}}
+    if ray and not shards and retriever in ("dense", "hybrid"):
+        dense["ray"] = ray  # the corpus is encoded on Ray Data actors
+    elif shards or ray:
         if retriever not in ("bm25", "sharded") or shards < 1:
-            raise typer.BadParameter("--shards N (N >= 1) shards a BM25 index; --ray builds those shards on Ray")
+            raise typer.BadParameter(
+                "--shards N (N >= 1) shards a BM25 index; --ray builds those shards on Ray, or encodes a dense"
+                " or hybrid corpus on Ray"
+            )
         retriever, settings["sharded"] = "sharded", {"shards": shards, "ray": ray}
     settings["postgres"] = {"name": pg_name}
     with progress() as bar:

@@ -11,6 +11,7 @@ hits, the query falls back to exact scoring over the allowed passages, so the co
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
@@ -22,7 +23,7 @@ from factscout.errors import BadIndex, InputError, MissingDependency
 from factscout.records import Query, Ranking
 from factscout.retrieve.adapter import FINETUNED_ENCODER, FineTunedEncoder, is_shipped, make_encoder
 from factscout.retrieve.base import PassageStore, check_k, check_undated, rankings_from_arrays
-from factscout.retrieve.encoder import DEFAULT_ENCODER, Encoder
+from factscout.retrieve.encoder import CORPUS_BATCH, DEFAULT_ENCODER, Encoder
 
 
 def _faiss():  # type: ignore[no-untyped-def]
@@ -37,7 +38,9 @@ def _faiss():  # type: ignore[no-untyped-def]
 class DenseConfig:
     """``encoder``: ``minilm``, ``minilm-ft`` (minilm + factscout's fine-tuned adapter) or a
     sentence-transformers name/path; ``adapter``: a LoRA adapter file of one's own for it.
-    ``adapter_sha256`` is recorded at build time; loading checks the adapter file against it."""
+    ``adapter_sha256`` is recorded at build time; loading checks the adapter file against it.
+    ``encode_batch``: passages per encode call when the corpus is encoded (in-process and on Ray
+    alike, so both give the same embeddings)."""
 
     encoder: str = DEFAULT_ENCODER
     max_seq_length: int = 256
@@ -47,9 +50,10 @@ class DenseConfig:
     undated: str = "keep"
     adapter: str | None = None
     adapter_sha256: str | None = None
+    encode_batch: int = CORPUS_BATCH
 
     def __post_init__(self) -> None:
-        if self.exact_below < 0 or self.hnsw_m < 2 or self.ef_search < 1:
+        if self.exact_below < 0 or self.hnsw_m < 2 or self.ef_search < 1 or self.encode_batch < 1:
             raise InputError(f"bad dense index settings: {self}")
         check_undated(self.undated)
 
@@ -60,9 +64,12 @@ def encode_store(
     *,
     encoder: Encoder | None = None,
     show_progress: bool = False,
+    ray: str | None = None,
 ) -> tuple[np.ndarray, DenseConfig, Encoder]:
-    """Embed every passage of ``store`` (through the embedding cache); also returns the config
-    as the index must record it (the encoder that built it) and the encoder itself."""
+    """Embed every passage of ``store`` (through the embedding cache) in the fixed batches of
+    ``Encoder.encode_corpus``, in this process or, with ``ray`` (``auto`` or a cluster address),
+    on Ray Data actors (the same batches: the same embeddings); also returns the config as the
+    index must record it (the encoder that built it) and the encoder itself."""
     config = config or DenseConfig()
     encoder = encoder or make_encoder(config.encoder, adapter=config.adapter, max_seq_length=config.max_seq_length)
     if isinstance(encoder, FineTunedEncoder):  # the index records the encoder that built it
@@ -75,7 +82,13 @@ def encode_store(
         )
     elif config.adapter_sha256 is not None:
         config = replace(config, adapter_sha256=None)
-    vectors = encoder.encode_cached([p.contents for p in store.passages], show_progress=show_progress)
+    if ray is None:
+        encode = functools.partial(encoder.encode_corpus, batch=config.encode_batch)
+    else:
+        from factscout.scale.encode import encode_on_ray
+
+        encode = functools.partial(encode_on_ray, encoder, batch=config.encode_batch, address=ray)
+    vectors = encoder.encode_cached([p.contents for p in store.passages], show_progress=show_progress, encode=encode)
     if len(vectors) == 0:
         vectors = np.zeros((0, encoder.dimension), dtype=np.float32)
     return vectors, config, encoder
@@ -109,8 +122,10 @@ class DenseRetriever:
         *,
         encoder: Encoder | None = None,
         show_progress: bool = False,
+        ray: str | None = None,
     ) -> DenseRetriever:
-        vectors, config, encoder = encode_store(store, config, encoder=encoder, show_progress=show_progress)
+        """Encode the corpus (on Ray with ``ray``: see :func:`encode_store`) and index it."""
+        vectors, config, encoder = encode_store(store, config, encoder=encoder, show_progress=show_progress, ray=ray)
         return cls(store, vectors, cls._make_index(vectors, config), config, encoder)
 
     def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]:

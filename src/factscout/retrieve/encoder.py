@@ -8,6 +8,12 @@ Encoding a corpus is the slow step on a CPU (about 25 SciFact abstracts/s on 2 c
 corpus embeddings are cached under ``$FACTSCOUT_CACHE`` (default ``~/.cache/factscout``) keyed
 by the model and the exact texts: re-indexing the same corpus, or building a hybrid index after
 a dense one, never re-encodes.
+
+A corpus is encoded in fixed batches (``encode_corpus``): ``batch`` passages at a time in corpus
+order, each batch by one ``encode`` call. An embedding depends in its last bits on the texts it
+was padded and multiplied with, so fixing the batches is what lets corpus encoding on Ray
+(:mod:`factscout.scale.encode`, the same batches on Ray Data actors) write the same bytes as one
+process. The cache is keyed by the texts only: it holds the embeddings of whichever run wrote them.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from factscout.errors import InputError, MissingDependency
 log = logging.getLogger(__name__)
 
 DEFAULT_ENCODER = "minilm"
+CORPUS_BATCH = 256  # passages per encode call when encoding a corpus (in-process and on Ray alike)
 _INSTALL_HINT = "dense retrieval needs: pip install torch==2.13.0 && pip install 'factscout[dense]'"
 
 
@@ -82,12 +89,30 @@ class Encoder:
         )
         return np.ascontiguousarray(vectors, dtype=np.float32)
 
+    def encode_corpus(
+        self, texts: Sequence[str], *, batch: int = CORPUS_BATCH, show_progress: bool = False
+    ) -> np.ndarray:
+        """``encode`` over :func:`corpus_batches` of ``texts``, stacked in corpus order."""
+        parts = []
+        with _bar(len(texts), show_progress) as bar:
+            for _, chunk in corpus_batches(texts, batch):
+                parts.append(self.encode(chunk))
+                bar.update(len(chunk))
+        return np.concatenate(parts) if parts else np.zeros((0, self.dimension), dtype=np.float32)
+
+    def __getstate__(self) -> dict:
+        """Pickled (to Ray actors) without the loaded model: each process loads its own."""
+        return {**self.__dict__, "_model": None}
+
     def cache_identity(self) -> str:
         """What, besides the texts, decides the embeddings (the cache key); subclasses extend it."""
         return f"{self.model_name}\0{self.max_seq_length}\0"
 
-    def encode_cached(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
-        """Encode ``texts``, reading and writing the corpus embedding cache."""
+    def encode_cached(
+        self, texts: Sequence[str], *, show_progress: bool = False, encode: Callable[..., np.ndarray] | None = None
+    ) -> np.ndarray:
+        """Encode ``texts``, reading and writing the corpus embedding cache; on a miss
+        ``encode(texts, show_progress=...)`` (default ``self.encode``) computes them."""
         digest = hashlib.sha256()
         digest.update(self.cache_identity().encode())
         for t in texts:
@@ -102,13 +127,40 @@ class Encoder:
                     return cached
             except (OSError, ValueError):
                 log.warning("ignoring unreadable embedding cache %s", path)
-        vectors = self.encode(texts, show_progress=show_progress)
+        vectors = (encode or self.encode)(texts, show_progress=show_progress)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".emb.", suffix=".npy", dir=path.parent)
         with os.fdopen(fd, "wb") as f:
             np.save(f, vectors)
         os.replace(tmp, path)
         return vectors
+
+
+def corpus_batches(texts: Sequence[str], batch: int = CORPUS_BATCH) -> list[tuple[int, list[str]]]:
+    """``(start, texts[start:start + batch])`` in corpus order: the fixed encoding batches."""
+    if not isinstance(batch, int) or batch < 1:
+        raise InputError(f"the encoding batch must be a positive number of passages, got {batch!r}")
+    return [(start, list(texts[start : start + batch])) for start in range(0, len(texts), batch)]
+
+
+def _bar(total: int, show: bool):  # type: ignore[no-untyped-def]
+    """A progress bar over passages (tqdm comes with sentence-transformers), or none."""
+    if not show:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="passage", desc="encoding")
+
+
+class _NoBar:
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        pass
+
+    def update(self, n: int) -> None:
+        pass
 
 
 Embed = Callable[[Sequence[str]], np.ndarray]

@@ -80,10 +80,12 @@ class HybridRetriever:
         bm25: Bm25Config | None = None,
         dense: DenseConfig | None = None,
         show_progress: bool = False,
+        ray: str | None = None,
     ) -> HybridRetriever:
+        """``ray``: encode the corpus on Ray Data (``auto`` or a cluster address), as dense does."""
         return cls(
             Bm25Retriever.build(store, bm25),
-            DenseRetriever.build(store, dense, show_progress=show_progress),
+            DenseRetriever.build(store, dense, show_progress=show_progress, ray=ray),
             config or HybridConfig(),
         )
 

@@ -42,16 +42,24 @@ def _register() -> None:
     def build_bm25(store: PassageStore, settings: dict, show_progress: bool) -> Bm25Retriever:
         return Bm25Retriever.build(store, Bm25Config(**settings.get("bm25", {})))
 
+    def dense_settings(settings: dict) -> tuple[DenseConfig, str | None]:
+        dense = dict(settings.get("dense", {}))
+        ray = dense.pop("ray", None)  # "auto" or a cluster address: encode the corpus on Ray Data
+        return DenseConfig(**dense), ray
+
     def build_dense(store: PassageStore, settings: dict, show_progress: bool) -> DenseRetriever:
-        return DenseRetriever.build(store, DenseConfig(**settings.get("dense", {})), show_progress=show_progress)
+        config, ray = dense_settings(settings)
+        return DenseRetriever.build(store, config, show_progress=show_progress, ray=ray)
 
     def build_hybrid(store: PassageStore, settings: dict, show_progress: bool) -> HybridRetriever:
+        config, ray = dense_settings(settings)
         return HybridRetriever.build(
             store,
             HybridConfig(**settings.get("hybrid", {})),
             bm25=Bm25Config(**settings.get("bm25", {})),
-            dense=DenseConfig(**settings.get("dense", {})),
+            dense=config,
             show_progress=show_progress,
+            ray=ray,
         )
 
     def build_sharded(store: PassageStore, settings: dict, show_progress: bool) -> ShardedRetriever:

@@ -8,7 +8,8 @@ input order so that a run on a cluster writes the same bytes as a run in one pro
 
 * :mod:`.cluster` — ``--ray auto|ADDRESS``: connect to a cluster (or start a local one);
 * :mod:`.shards` — shard indexes built as Ray tasks, shard actors that answer queries;
-* :mod:`.jobs` — an ordered map over a pool of Ray actors (BFS trajectories, ``check``).
+* :mod:`.jobs` — an ordered map over a pool of Ray actors (BFS trajectories, ``check``);
+* :mod:`.encode` — dense corpus encoding on Ray Data actors, in the in-process batches.
 
 Without ``--ray`` the same code runs in-process; Ray is imported only when asked for.
 """
