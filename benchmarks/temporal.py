@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import shlex
+import sys
 import time
 from collections.abc import Mapping, Sequence
 
@@ -217,9 +219,7 @@ def main() -> None:
         + f" (all methods, pre-training and per-domain fine-tuning, {settings.pretrain_epochs} + {settings.finetune_epochs} epochs"
         + f"; BiLSTM encoders {settings.encoder_epochs} epochs) on {machine()}, torch threads {args.threads}, shared with other jobs.",
         "",
-        "Reproduce: `python benchmarks/temporal.py"
-        + (f" --eval-claims {args.eval_claims}" if args.eval_claims else "")
-        + "`",
+        f"Reproduce: `{shlex.join(['python', 'benchmarks/temporal.py', *sys.argv[1:]])}`",
     ]
     publish(args.name or ("temporal_eval" if args.eval_claims else "temporal"), "\n".join(text), headline)
 
