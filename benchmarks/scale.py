@@ -53,6 +53,20 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
+def reference_rows(runs: dict, keys: tuple, worker: str, rate_format: str) -> list[list[str]]:
+    """Table rows of timed runs against the in-process reference run (``runs["in-process"]``)."""
+    return [
+        [
+            "in-process (reference, no Ray)" if w == "in-process" else f"{w} {worker}{'s' if w != 1 else ''}",
+            f"{runs[w]['seconds']:.1f}",
+            format(runs[w]["rate"], rate_format),
+            f"{runs[w]['rate'] / runs['in-process']['rate']:.2f}",
+            f"{runs[w]['load']:.1f}",
+        ]
+        for w in keys
+    ]
+
+
 def start_ray(cpus: int, object_store_mb: int):  # type: ignore[no-untyped-def]
     import ray
 
@@ -174,26 +188,8 @@ def main() -> None:
         ]
         for w in (1, 2)
     ]
-    index_rows = [
-        [
-            "in-process (reference, no Ray)" if w == "in-process" else f"{w} Ray worker{'s' if w != 1 else ''}",
-            f"{index[w]['seconds']:.1f}",
-            f"{index[w]['rate']:,.0f}",
-            f"{index[w]['rate'] / index['in-process']['rate']:.2f}",
-            f"{index[w]['load']:.1f}",
-        ]
-        for w in ("in-process", 1, 2)
-    ]
-    encode_rows = [
-        [
-            "in-process (reference, no Ray)" if w == "in-process" else f"{w} Ray Data actor{'s' if w != 1 else ''}",
-            f"{encode[w]['seconds']:.1f}",
-            f"{encode[w]['rate']:,.1f}",
-            f"{encode[w]['rate'] / encode['in-process']['rate']:.2f}",
-            f"{encode[w]['load']:.1f}",
-        ]
-        for w in encode
-    ]
+    index_rows = reference_rows(index, ("in-process", 1, 2), "Ray worker", ",.0f")
+    encode_rows = reference_rows(encode, tuple(encode), "Ray Data actor", ",.1f")
     encode_text = (
         [
             f"Dense corpus encoding: the first {len(texts):,} passages, all-MiniLM-L6-v2 on the CPU in batches of "
