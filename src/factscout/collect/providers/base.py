@@ -162,6 +162,14 @@ def as_dict(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def json_object(payload: object, provider: str) -> Mapping[str, Any]:
+    """A provider's answer as a JSON object; :class:`ProviderError` when it is anything else."""
+    data = as_dict(payload)
+    if not data:
+        raise ProviderError(f"{provider} answered something that is not a JSON object")
+    return data
+
+
 def results_from(
     items: list[Any],
     url_key: str,

@@ -30,6 +30,7 @@ from factscout.collect.providers.base import (
     check_base_url,
     check_count,
     env_value,
+    json_object,
     require,
     result_date,
     results_from,
@@ -66,9 +67,7 @@ class BingProvider:
         return httpx.Request("GET", f"{self.base_url}/v7.0/search", params=params, headers=headers)
 
     def parse(self, payload: Any, *, fetched: dt.date | None = None) -> list[SearchResult]:
-        data = as_dict(payload)
-        if not data:
-            raise ProviderError("bing answered something that is not a JSON object")
+        data = json_object(payload, self.name)
         errors = as_list(data.get("errors")) or ([data["error"]] if isinstance(data.get("error"), dict) else [])
         if errors or data.get("_type") == "ErrorResponse":
             first = as_dict(errors[0]) if errors else {}

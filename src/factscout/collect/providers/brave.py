@@ -28,6 +28,7 @@ from factscout.collect.providers.base import (
     check_base_url,
     check_count,
     env_value,
+    json_object,
     require,
     result_date,
     results_from,
@@ -56,9 +57,7 @@ class BraveProvider:
         return httpx.Request("GET", f"{self.base_url}/res/v1/web/search", params=params, headers=headers)
 
     def parse(self, payload: Any, *, fetched: dt.date | None = None) -> list[SearchResult]:
-        data = as_dict(payload)
-        if not data:
-            raise ProviderError("brave answered something that is not a JSON object")
+        data = json_object(payload, self.name)
         if data.get("type") == "ErrorResponse" or isinstance(data.get("error"), dict):
             error = as_dict(data.get("error"))
             detail = error.get("detail") or error.get("code") or data.get("error")

@@ -30,6 +30,7 @@ from factscout.collect.providers.base import (
     check_base_url,
     check_count,
     env_value,
+    json_object,
     require,
     result_date,
     results_from,
@@ -82,9 +83,7 @@ class GoogleCseProvider:
         )
 
     def parse(self, payload: Any, *, fetched: dt.date | None = None) -> list[SearchResult]:
-        data = as_dict(payload)
-        if not data:
-            raise ProviderError("google answered something that is not a JSON object")
+        data = json_object(payload, self.name)
         if isinstance(data.get("error"), dict):
             error = data["error"]
             raise ProviderError(f"google refused the search: {str(error.get('message') or error.get('code'))[:300]}")

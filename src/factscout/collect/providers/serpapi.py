@@ -22,11 +22,11 @@ from factscout.collect.providers.base import (
     ProviderError,
     SearchRequest,
     SearchResult,
-    as_dict,
     as_list,
     check_base_url,
     check_count,
     env_value,
+    json_object,
     require,
     result_date,
     results_from,
@@ -67,9 +67,7 @@ class SerpApiProvider:
         )
 
     def parse(self, payload: Any, *, fetched: dt.date | None = None) -> list[SearchResult]:
-        data = as_dict(payload)
-        if not data:
-            raise ProviderError("serpapi answered something that is not a JSON object")
+        data = json_object(payload, self.name)
         error = data.get("error")
         if isinstance(error, str) and error.strip():
             if "hasn't returned any results" in error:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from factscout.errors import BadIndex, InputError
+from factscout.errors import InputError
 from factscout.records import Query, Ranking
 from factscout.retrieve.base import PassageStore, check_k
 from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever, tokenize
@@ -39,6 +39,7 @@ from factscout.retrieve.postgres.server import (
     rankings_from_rows,
     read_settings,
     save_settings,
+    saved_config,
 )
 
 SERVER_METHODS = ("lucene", "robertson", "atire")
@@ -135,8 +136,5 @@ class PgBm25Retriever:
     @classmethod
     def load(cls, store: PassageStore, directory: Path, **overrides: object) -> PgBm25Retriever:
         saved, dsn = read_settings(directory, cls.name, overrides)
-        try:
-            config = Bm25Config(**{**saved["bm25"], **overrides})
-        except (KeyError, ValueError) as exc:
-            raise BadIndex(f"server index settings in {directory} are unreadable ({exc})") from None
+        config = saved_config(directory, saved, "bm25", Bm25Config, overrides)
         return cls(store, PgGeneration.open(dsn, saved["name"], saved["generation"], store, vectors=False), config)

@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-from factscout.errors import BadIndex
 from factscout.records import Query, Ranking
 from factscout.retrieve.base import PassageStore, check_k
 from factscout.retrieve.dense import DenseConfig, encode_store, load_encoder
@@ -38,6 +37,7 @@ from factscout.retrieve.postgres.server import (
     rankings_from_rows,
     read_settings,
     save_settings,
+    saved_config,
 )
 
 EF_CONSTRUCTION = 200  # as the embedded faiss HNSW graph
@@ -129,9 +129,6 @@ class PgDenseRetriever:
     @classmethod
     def load(cls, store: PassageStore, directory: Path, **overrides: object) -> PgDenseRetriever:
         saved, dsn = read_settings(directory, cls.name, overrides)
-        try:
-            config = DenseConfig(**{**saved["dense"], **overrides})
-        except (KeyError, ValueError) as exc:
-            raise BadIndex(f"server index settings in {directory} are unreadable ({exc})") from None
+        config = saved_config(directory, saved, "dense", DenseConfig, overrides)
         generation = PgGeneration.open(dsn, saved["name"], saved["generation"], store, vectors=True)
         return cls(store, generation, config, load_encoder(config, directory))

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
-from factscout.errors import BadIndex
 from factscout.retrieve.base import PassageStore
 from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever
 from factscout.retrieve.dense import DenseConfig, encode_store, load_encoder
@@ -23,6 +22,7 @@ from factscout.retrieve.postgres.server import (
     build_generation,
     read_settings,
     save_settings,
+    saved_config,
 )
 
 
@@ -71,12 +71,9 @@ class PgHybridRetriever(HybridRetriever):
         """An ``undated`` override applies to both parts, ``dsn`` to the server, the rest to the fusion."""
         saved, dsn = read_settings(directory, cls.name, overrides)
         shared = {"undated": overrides.pop("undated")} if "undated" in overrides else {}
-        try:
-            bm25 = Bm25Config(**{**saved["bm25"], **shared})
-            dense = DenseConfig(**{**saved["dense"], **shared})
-            config = HybridConfig(**{**saved["hybrid"], **overrides})
-        except (KeyError, ValueError) as exc:
-            raise BadIndex(f"server index settings in {directory} are unreadable ({exc})") from None
+        bm25 = saved_config(directory, saved, "bm25", Bm25Config, shared)
+        dense = saved_config(directory, saved, "dense", DenseConfig, shared)
+        config = saved_config(directory, saved, "hybrid", HybridConfig, overrides)
         generation = PgGeneration.open(dsn, saved["name"], saved["generation"], store, vectors=True)
         return cls(
             PgBm25Retriever(store, generation, bm25),

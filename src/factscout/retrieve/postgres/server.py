@@ -429,6 +429,14 @@ def save_settings(directory: Path, kind: str, generation: PgGeneration, settings
     (directory / "postgres.json").write_text(json.dumps({**where, **settings}, indent=1))
 
 
+def saved_config(directory: Path, saved: dict, section: str, config_cls: Any, overrides: dict[str, object]) -> Any:
+    """``config_cls`` from the ``section`` of an index directory's settings, ``overrides`` on top."""
+    try:
+        return config_cls(**{**saved[section], **overrides})
+    except (KeyError, ValueError) as exc:
+        raise BadIndex(f"server index settings in {directory} are unreadable ({exc})") from None
+
+
 def read_settings(directory: Path, kind: str, overrides: dict[str, object]) -> tuple[dict, str]:
     """An index directory's ``postgres.json`` and the DSN to use: the ``dsn`` override, else
     ``$FACTSCOUT_PG_DSN``, else the recorded one (a password then comes from ``PGPASSWORD`` or
