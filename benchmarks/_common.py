@@ -40,6 +40,13 @@ def publish(name: str, text: str, headline: dict) -> None:
     sys.stdout.write(json.dumps(headline) + "\n")
 
 
+def add_data_flags(parser) -> None:  # type: ignore[no-untyped-def]
+    """``--claims/--corpus/--qrels``: another split in BEIR form (read by :func:`claims_corpus_qrels`)."""
+    parser.add_argument("--claims", help="claims JSONL (BEIR queries; default: SciFact train)")
+    parser.add_argument("--corpus", help="BEIR corpus JSONL (default: the SciFact corpus)")
+    parser.add_argument("--qrels", help="qrels TSV of those claims (default: SciFact train qrels)")
+
+
 def claims_corpus_qrels(parser, args) -> tuple[list, list, dict, str]:  # type: ignore[no-untyped-def]
     """``--claims/--corpus/--qrels`` when given (all three), else SciFact train; only the claims
     with a relevant passage. Returns (claims, corpus, qrels, source name)."""

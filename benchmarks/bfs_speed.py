@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import claims_corpus_qrels, machine, markdown_table, publish, quiet
+from _common import add_data_flags, claims_corpus_qrels, machine, markdown_table, publish, quiet
 
 from factscout.records import Query
 from factscout.retrieve import build_retriever
@@ -32,9 +32,7 @@ from factscout.rewrite.environment import SearchEnvironment
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--claims", help="claims JSONL (BEIR queries; default: SciFact train)")
-    parser.add_argument("--corpus", help="BEIR corpus JSONL (default: the SciFact corpus)")
-    parser.add_argument("--qrels", help="qrels TSV of those claims (default: SciFact train qrels)")
+    add_data_flags(parser)
     parser.add_argument("--reward", default="AP@50")
     parser.add_argument("--n-claims", type=int, default=200, help="claims whose one-edit candidates are scored")
     parser.add_argument("--bfs-claims", type=int, default=50, help="claims for the end-to-end BFS runs")

@@ -33,7 +33,7 @@ import os
 import time
 
 import numpy as np
-from _common import claims_corpus_qrels, machine, markdown_table, publish, quiet
+from _common import add_data_flags, claims_corpus_qrels, machine, markdown_table, publish, quiet
 
 from factscout.records import Claim, Passage
 from factscout.retrieve import build_retriever
@@ -127,9 +127,7 @@ def encode_run(texts: list[str], ray_workers: int | None) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--claims", help="claims JSONL (BEIR queries; default: SciFact train)")
-    parser.add_argument("--corpus", help="BEIR corpus JSONL (default: the SciFact corpus)")
-    parser.add_argument("--qrels", help="qrels TSV of those claims (default: SciFact train qrels)")
+    add_data_flags(parser)
     parser.add_argument("--reward", default="AP@50")
     parser.add_argument("--bfs-claims", type=int, default=100, help="claims with relevant passages for the BFS runs")
     parser.add_argument("--index-copies", type=int, default=8, help="corpus copies indexed (ids suffixed)")
