@@ -43,3 +43,12 @@ class MissingDependency(FactscoutError, ImportError):
 
 class DataNotFound(FactscoutError, FileNotFoundError):
     """A dataset file is not where factscout looked; the message says where it looked."""
+
+
+class ModelNotFound(DataNotFound):
+    """A shipped or given model file is missing; the message says where factscout looked."""
+
+
+class BadModel(FactscoutError):
+    """A model file exists but is not the kind of factscout model asked for (or does not fit
+    its backbone or encoder); the message names the file."""

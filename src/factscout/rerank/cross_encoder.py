@@ -21,7 +21,6 @@ Users with a model hub can instead load any sequence-classification cross-encode
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -33,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from factscout.errors import DataNotFound, FactscoutError, InputError, MissingDependency
+from factscout.errors import BadModel, InputError, MissingDependency, ModelNotFound
+from factscout.nn import require_torch
 from factscout.records import Hit, Passage, Ranking
 
 log = logging.getLogger(__name__)
@@ -45,27 +45,6 @@ FORMAT_VERSION = 1
 DEFAULT_BACKBONE = "minilm"
 LORA_TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense")
 _INSTALL_HINT = "the cross-encoder re-ranker needs: pip install torch==2.13.0 && pip install 'factscout[dense]'"
-
-
-class ModelNotFound(DataNotFound):
-    """A shipped or given re-ranker file is missing; the message says where factscout looked."""
-
-
-class BadModel(FactscoutError):
-    """A file exists but is not a factscout re-ranker (or does not fit the backbone)."""
-
-
-def sha256_of(path: str | Path) -> str:
-    """Hex sha256 of a file (the model card pins the shipped weights with it)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def _torch() -> Any:
-    try:
-        import torch
-    except ImportError:
-        raise MissingDependency(_INSTALL_HINT) from None
-    return torch
 
 
 def backbone_path(name: str = DEFAULT_BACKBONE) -> str:
@@ -91,7 +70,7 @@ def build_network(config: Mapping[str, Any]) -> Any:
     joint encoding's first token and its mean-pooled first and second segments (``u``, ``v``,
     ``|u - v|``, ``u * v``) and the network returns ``(n, num_labels)`` logits instead of scores.
     """
-    torch = _torch()
+    torch = require_torch("the cross-encoder re-ranker")
     nn = torch.nn
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -163,7 +142,7 @@ def build_network(config: Mapping[str, Any]) -> Any:
 def adamw_with_warmup(params: Any, *, lr: float, weight_decay: float, steps: int, warmup: float) -> tuple[Any, Any]:
     """(AdamW, scheduler): linear warm-up over the first ``warmup`` share of ``steps``, then linear
     decay to 0 (the usual BERT fine-tuning schedule); call ``scheduler.step()`` after each step."""
-    torch = _torch()
+    torch = require_torch("the cross-encoder re-ranker")
     optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
     warm = max(1, round(warmup * steps))
     scheduler = torch.optim.lr_scheduler.LambdaLR(
@@ -222,7 +201,7 @@ def network_from_state(
     config: Mapping[str, Any], arrays: Mapping[str, np.ndarray], source: str = "?"
 ) -> tuple[Any, Any]:
     """(network, tokenizer) built from a config and the adapter/head arrays, checked to fit."""
-    torch = _torch()
+    torch = require_torch("the cross-encoder re-ranker")
     from transformers import AutoTokenizer
 
     try:
@@ -270,7 +249,7 @@ def run_pairs(
     """
     if len(firsts) != len(seconds):
         raise InputError(f"{len(firsts)} first texts but {len(seconds)} second texts")
-    torch = _torch()
+    torch = require_torch("the cross-encoder re-ranker")
     order = sorted(range(len(seconds)), key=lambda i: (-len(seconds[i]) - len(firsts[i]), i))
     out: np.ndarray | None = None
     with torch.inference_mode():
@@ -388,7 +367,7 @@ class CrossEncoderReranker:
         Its first logit is the relevance score (the convention of sentence-transformers'
         ``CrossEncoder`` models trained on MS MARCO).
         """
-        _torch()
+        require_torch("the cross-encoder re-ranker")
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         try:

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.nn import sha256_of
 from factscout.records import Query, Ranking
 from factscout.rerank.cross_encoder import (
     DEFAULT_BACKBONE,
@@ -50,7 +51,6 @@ from factscout.rerank.cross_encoder import (
     CrossEncoderReranker,
     build_network,
     rerank_with_scores,
-    sha256_of,
 )
 
 if TYPE_CHECKING:

@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
+from factscout.nn import sha256_of
 from factscout.rerank.cross_encoder import (
     FORMAT_VERSION,
     BadModel,
     ModelNotFound,
     read_lora_file,
-    sha256_of,
     write_lora_arrays,
 )
 from factscout.retrieve.encoder import DEFAULT_ENCODER, Encoder

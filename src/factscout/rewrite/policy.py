@@ -48,6 +48,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from factscout.errors import DataNotFound, FactscoutError, InputError, MissingDependency, UnknownName
+from factscout.nn import require_torch
 from factscout.records import Claim, Query
 from factscout.registry import Registry
 from factscout.rewrite.actions import N_ACTIONS, action_mask, apply_action, valid_edits
@@ -210,14 +211,6 @@ def state_encoder(name: str) -> StateEncoder:
         return _ENCODERS[name]
 
 
-def _torch() -> Any:
-    try:
-        import torch
-    except ImportError:
-        raise MissingDependency(_TORCH_HINT) from None
-    return torch
-
-
 # ---------------------------------------------------------------- configurations
 
 
@@ -279,7 +272,7 @@ class ClassifierConfig:
 
 def _trainable_encoder() -> Any:
     """The MiniLM sentence-transformers module itself, for fine-tuning."""
-    torch = _torch()
+    torch = require_torch("learned rewrite policies")
     from factscout.retrieve.encoder import Encoder
 
     class TrainableEncoder(torch.nn.Module):  # type: ignore[misc,name-defined]
@@ -299,7 +292,7 @@ def _trainable_encoder() -> Any:
 def _build_net(config: DtConfig | ClassifierConfig) -> Any:
     """The torch module of a learned policy: ``head`` (the DT or the classifier) and, when the
     encoder is fine-tuned, ``encoder``."""
-    torch = _torch()
+    torch = require_torch("learned rewrite policies")
     nn = torch.nn
     dim = STATE_ENCODERS[config.encoder].dimension
 
@@ -347,7 +340,7 @@ def masked_logits(logits: Any, mask: Any) -> Any:
 
 def one_hot_actions(actions: Any, valid: Any) -> Any:
     """(B, T) action ids -> (B, T, 128) one-hot, all zeros where ``valid`` is False."""
-    torch = _torch()
+    torch = require_torch("learned rewrite policies")
     out = torch.nn.functional.one_hot(actions.clamp(min=0), N_ACTIONS).float()
     return out * valid.unsqueeze(-1).float()
 
@@ -356,7 +349,7 @@ def dt_logits(net: Any, states: Any, actions: Any, action_known: Any, rtg: Any, 
     """Masked action logits (B, T, 128) of the decision transformer: the action at step t is
     predicted from the state token of step t (actions fed one-hot; ``action_known`` False for
     padding and for the step being predicted)."""
-    torch = _torch()
+    torch = require_torch("learned rewrite policies")
     batch, steps = states.shape[:2]
     timesteps = torch.arange(steps, dtype=torch.long).unsqueeze(0).expand(batch, steps)
     out = net.head(
@@ -391,7 +384,7 @@ class _LearnedPolicy:
     def embed(self, texts: Sequence[str]) -> Any:
         """States (len(texts), dim) as a float32 tensor; with a fine-tuned encoder, through the
         net's encoder (with gradients when the net is training)."""
-        torch = _torch()
+        torch = require_torch("learned rewrite policies")
         if self.net.encoder is not None:
             return self.net.encoder(list(texts))
         todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
@@ -402,7 +395,7 @@ class _LearnedPolicy:
 
     @staticmethod
     def _argmax(logits: Any, mask: tuple[bool, ...]) -> int | None:
-        torch = _torch()
+        torch = require_torch("learned rewrite policies")
         if not any(mask):
             return None
         masked = masked_logits(logits, torch.tensor(mask, dtype=torch.bool))
@@ -422,7 +415,7 @@ class DecisionTransformerPolicy(_LearnedPolicy):
         self.name = f"dt-{self.reward}"
 
     def choose(self, episode: Episode) -> int | None:
-        torch = _torch()
+        torch = require_torch("learned rewrite policies")
         steps = min(len(episode.queries), self.config.max_steps)
         queries = episode.queries[-steps:]
         taken = episode.actions[len(episode.actions) - (steps - 1) :] if steps > 1 else ()
@@ -453,7 +446,7 @@ class OneActionClassifier(_LearnedPolicy):
     def choose(self, episode: Episode) -> int | None:
         if episode.step > 0:
             return None
-        torch = _torch()
+        torch = require_torch("learned rewrite policies")
         with torch.no_grad():
             logits = self.logits([episode.queries[0]])[0]
         return self._argmax(logits, episode.mask)
@@ -600,7 +593,10 @@ def save_policy(policy: RewritePolicy, directory: str | os.PathLike[str]) -> Pat
     if isinstance(policy, _LearnedPolicy):
         from safetensors.torch import save_file
 
-        state = {k: v.detach().to(_torch().float16).contiguous() for k, v in policy.net.state_dict().items()}
+        state = {
+            k: v.detach().to(require_torch("learned rewrite policies").float16).contiguous()
+            for k, v in policy.net.state_dict().items()
+        }
         save_file(state, str(root / WEIGHTS_FILE))
         meta |= {"policy": policy.kind, "config": asdict(policy.config), "weights": WEIGHTS_FILE}
         meta["training"] = policy.training

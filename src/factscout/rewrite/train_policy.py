@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from factscout.errors import InputError, UnknownName
+from factscout.nn import require_torch
 from factscout.rewrite.actions import N_ACTIONS, action_mask
 from factscout.rewrite.bfs import Trajectory, read_trajectories
 from factscout.rewrite.policy import (
@@ -39,7 +40,6 @@ from factscout.rewrite.policy import (
     DecisionTransformerPolicy,
     DtConfig,
     OneActionClassifier,
-    _torch,
     dt_logits,
     masked_logits,
     returns_to_go,
@@ -120,7 +120,7 @@ def _sequences(trajectories: Sequence[Trajectory], max_steps: int) -> tuple[list
 
 
 def _optimizer(net: Any, settings: TrainSettings) -> Any:
-    torch = _torch()
+    torch = require_torch("learned rewrite policies")
     groups = [{"params": list(net.head.parameters()), "lr": settings.lr}]
     if net.encoder is not None:
         groups.append({"params": list(net.encoder.parameters()), "lr": settings.encoder_lr})
@@ -132,7 +132,7 @@ def train_decision_transformer(
 ) -> TrainResult:
     """Fit a :class:`DecisionTransformerPolicy` on ``trajectories`` (seeded: the same inputs
     and settings give the same weights on the same machine)."""
-    torch = _torch()
+    torch = require_torch("learned rewrite policies")
     config, settings = config or DtConfig(), settings or TrainSettings()
     start = time.perf_counter()
     torch.manual_seed(settings.seed)
@@ -192,7 +192,7 @@ def train_classifier(
 ) -> TrainResult:
     """Fit a :class:`OneActionClassifier` on the first edit of every improving trajectory
     (random-edit "negative" sequences are left out: they would teach it edits that hurt)."""
-    torch = _torch()
+    torch = require_torch("learned rewrite policies")
     config, settings = config or ClassifierConfig(), settings or TrainSettings(lr=1e-3)
     start = time.perf_counter()
     torch.manual_seed(settings.seed)
@@ -263,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.threads:
-        _torch().set_num_threads(args.threads)
+        require_torch("learned rewrite policies").set_num_threads(args.threads)
     if args.policy not in TRAINERS:
         raise UnknownName("trainable rewrite policy", args.policy, TRAINERS)
     if args.reward not in REWARD_MODES:

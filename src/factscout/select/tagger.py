@@ -54,7 +54,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from factscout.errors import InputError, MissingDependency
+from factscout.errors import InputError
+from factscout.nn import require_torch
 from factscout.select.threshold import PRF
 from factscout.verify.stance import BadModel, ModelNotFound, Sentence
 
@@ -304,16 +305,6 @@ def combine(prepared: PreparedPassage, window_probs: Sequence[np.ndarray], bias:
 # --- the head ----------------------------------------------------------------------------------------
 
 
-def _torch() -> Any:
-    try:
-        import torch
-    except ImportError:
-        raise MissingDependency(
-            "the BIO tagger needs torch: pip install torch==2.13.0 && pip install 'factscout[dense]'"
-        ) from None
-    return torch
-
-
 def build_head(n_features: int = BACKBONE_DIM + N_EXTRA, proj: int = 96, hidden: int = 96, dropout: float = 0.2) -> Any:
     """The tagger head as a torch module: ``forward(x (B, T, F), lengths (B,)) -> logits (B, T, 3)``.
 
@@ -323,7 +314,7 @@ def build_head(n_features: int = BACKBONE_DIM + N_EXTRA, proj: int = 96, hidden:
     then a linear layer to the 3 tag logits, plus a linear skip from the scaled cosine and the
     first-piece flag (so the head starts from the threshold selector's evidence).
     """
-    torch = _torch()
+    torch = require_torch("the BIO tagger")
     nn = torch.nn
 
     class BioHead(nn.Module):  # type: ignore[misc,name-defined]
@@ -355,7 +346,7 @@ def build_head(n_features: int = BACKBONE_DIM + N_EXTRA, proj: int = 96, hidden:
 
 def head_probs(head: Any, features: Sequence[np.ndarray], *, batch_size: int = 32) -> list[np.ndarray]:
     """Softmax tag probabilities ``(n_i, 3)`` of each window's feature matrix (eval mode)."""
-    torch = _torch()
+    torch = require_torch("the BIO tagger")
     head.eval()
     out: list[np.ndarray] = [np.zeros((0, 3), dtype=np.float32)] * len(features)
     order = sorted(range(len(features)), key=lambda i: len(features[i]))
@@ -373,7 +364,7 @@ def head_probs(head: Any, features: Sequence[np.ndarray], *, batch_size: int = 3
 
 def pad_batch(features: Sequence[np.ndarray]) -> tuple[Any, Any]:
     """Zero-padded ``(B, T, F)`` float tensor and the lengths tensor of a list of windows."""
-    torch = _torch()
+    torch = require_torch("the BIO tagger")
     lengths = [len(f) for f in features]
     x = np.zeros((len(features), max(lengths), features[0].shape[1]), dtype=np.float32)
     for i, f in enumerate(features):
@@ -443,7 +434,7 @@ class BioTagger:
             raise BadModel(f"{file} is not a factscout BIO tagger: {exc}") from None
         if tags != TAGS or features != FEATURES:
             raise BadModel(f"{file}: tags {tags} / features {features!r} differ from {TAGS} / {FEATURES!r}")
-        torch = _torch()
+        torch = require_torch("the BIO tagger")
         try:
             head = build_head(config["n_features"], config["proj"], config["hidden"])
             head.load_state_dict({k: torch.from_numpy(v) for k, v in state.items()})
@@ -531,7 +522,7 @@ class BioTagger:
 def backbone_states(model: Any, windows: Sequence[Window], *, batch_size: int = 16) -> list[np.ndarray]:
     """Run the frozen sentence-transformers BERT ``model`` over ``windows`` (batched by length);
     returns each window's last-layer token states as float32 arrays."""
-    torch = _torch()
+    torch = require_torch("the BIO tagger")
     bert = model[0].auto_model
     pad = int(model.tokenizer.pad_token_id or 0)
     out: list[np.ndarray] = [np.zeros((0, BACKBONE_DIM), dtype=np.float32)] * len(windows)

@@ -286,8 +286,8 @@ def _prf(p: PRF) -> dict[str, float]:
 
 def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, say: Say = print) -> dict[str, Any]:
     from factscout.datasets import load_abstract_sentences, load_dataset
+    from factscout.nn import sha256_of
     from factscout.retrieve.encoder import Encoder
-    from factscout.verify.stance import sha256_of
     from factscout.verify.train_stance import folds_of
 
     config = config or TrainConfig(max_epochs=3 if quick else MAX_EPOCHS)

@@ -18,7 +18,6 @@ and :class:`Stance` (its predicted stance).
 
 from __future__ import annotations
 
-import hashlib
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from factscout.errors import DataNotFound, FactscoutError, InputError
+from factscout.errors import BadModel, InputError, ModelNotFound
 from factscout.retrieve.encoder import embed_fn
 
 if TYPE_CHECKING:
@@ -40,14 +39,6 @@ STANCE_LABELS: tuple[str, str, str] = (SUPPORTS, REFUTES, NOT_ENOUGH_INFO)
 MODEL_DIR = Path(__file__).parent / "models"
 MODEL_FILE = MODEL_DIR / "stance_minilm.npz"
 FEATURES = "u,v,|u-v|,u*v,cos"
-
-
-class ModelNotFound(DataNotFound):
-    """A shipped or given model file is missing; the message says where factscout looked."""
-
-
-class BadModel(FactscoutError):
-    """A model file exists but is not a factscout stance head (or does not fit the encoder)."""
 
 
 # --- records -------------------------------------------------------------------------------
@@ -126,11 +117,6 @@ def _default_encoder() -> Any:
     from factscout.retrieve.encoder import Encoder
 
     return Encoder()
-
-
-def sha256_of(path: str | Path) -> str:
-    """Hex sha256 of a file (the model card pins the shipped weights with it)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 class StanceModel:

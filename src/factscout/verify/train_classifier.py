@@ -41,6 +41,7 @@ import numpy as np
 
 from factscout.datasets import load_dataset
 from factscout.errors import InputError
+from factscout.nn import sha256_of
 from factscout.records import Claim, Passage
 from factscout.verify.classifier import (
     AVERITEC_LABELS,
@@ -55,7 +56,7 @@ from factscout.verify.classifier import (
     to_prediction,
     verdict_features,
 )
-from factscout.verify.stance import StanceModel, sha256_of
+from factscout.verify.stance import StanceModel
 from factscout.verify.verdict import NOT_ENOUGH_EVIDENCE, REFUTED, SUPPORTED
 
 log = logging.getLogger(__name__)

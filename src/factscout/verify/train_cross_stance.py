@@ -42,11 +42,12 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.nn import sha256_of
 from factscout.records import Claim
 from factscout.rerank.cross_encoder import LORA_TARGETS
 from factscout.select.threshold import DEFAULT_THRESHOLD
 from factscout.verify.cross_stance import MODEL_FILE, CrossStanceModel
-from factscout.verify.stance import NOT_ENOUGH_INFO, STANCE_LABELS, SUPPORTS, StanceModel, sha256_of
+from factscout.verify.stance import NOT_ENOUGH_INFO, STANCE_LABELS, SUPPORTS, StanceModel
 from factscout.verify.train_stance import (
     LABEL_ID,
     LICENCES,

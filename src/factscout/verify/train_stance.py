@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.nn import sha256_of
 from factscout.records import Claim
 from factscout.select.threshold import (
     THRESHOLD_GRID,
@@ -66,7 +67,6 @@ from factscout.verify.stance import (
     Stance,
     StanceModel,
     nli_features,
-    sha256_of,
     to_stance,
 )
 from factscout.verify.verdict import (

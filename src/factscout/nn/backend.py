@@ -1,0 +1,25 @@
+"""The torch import (an optional dependency, with the install hint) and model-file hashes."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from factscout.errors import MissingDependency
+
+INSTALL_HINT = "pip install torch==2.13.0 && pip install 'factscout[dense]'"
+
+
+def require_torch(what: str = "this model") -> Any:
+    """``torch``, or a :class:`MissingDependency` naming ``what`` needs it and how to install it."""
+    try:
+        import torch
+    except ImportError:
+        raise MissingDependency(f"{what} needs torch: {INSTALL_HINT}") from None
+    return torch
+
+
+def sha256_of(path: str | Path) -> str:
+    """Hex sha256 of a file (model cards pin shipped weights with it)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
