@@ -43,7 +43,7 @@ from factscout.formats.jsonl import read_jsonl
 from factscout.records import Claim, Passage, Ranking
 from factscout.retrieve import build_retriever
 from factscout.retrieve.onnx_encoder import fast_encoder
-from factscout.verify.stance import MODEL_DIR, StanceModel
+from factscout.verify.stance import MODEL_DIR, StanceHead
 
 LABELS = ("supported", "refuted", "not enough evidence")
 MAP = {
@@ -136,7 +136,7 @@ def main() -> None:
     retriever = build_retriever(corpus, args.retriever, show_progress=False)
     build_s = time.perf_counter() - t0
     encoder = CachedEncoder(fast_encoder())  # what check uses by default
-    stance = StanceModel.load(encoder=encoder)
+    stance = StanceHead.load(encoder=encoder)
 
     rows: list[list[object]] = []
     headline: dict[str, object] = {"benchmark": "verdict", "eval": name, "retriever": args.retriever}

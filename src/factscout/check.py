@@ -246,9 +246,9 @@ class Checker:
 
                 self._stance = CrossStanceModel.load()
             else:
-                from factscout.verify.stance import StanceModel
+                from factscout.verify.stance import StanceHead
 
-                self._stance = StanceModel.load(encoder=self.encoder)
+                self._stance = StanceHead.load(encoder=self.encoder)
             self.provenance["stance_model"] = {
                 "kind": self.settings.stance,
                 **dict(getattr(self._stance, "info", {}) or {}),
@@ -259,10 +259,10 @@ class Checker:
     def classifier(self) -> Any:
         if self._classifier is None:
             from factscout.verify.classifier import VerdictClassifier
-            from factscout.verify.stance import StanceModel
+            from factscout.verify.stance import StanceHead
 
             # the classifier was trained on the SBERT-style head's probabilities
-            head = self.stance if isinstance(self.stance, StanceModel) else None
+            head = self.stance if isinstance(self.stance, StanceHead) else None
             self._classifier = VerdictClassifier.load(encoder=self.encoder, stance=head)
         return self._classifier
 

@@ -15,7 +15,7 @@ from factscout.verify.stance import (
     ModelNotFound,
     Sentence,
     Stance,
-    StanceModel,
+    StanceHead,
     nli_features,
     to_stance,
 )
@@ -29,7 +29,7 @@ UNRELATED = "The committee approved the new parking regulations for the city cen
 @pytest.fixture(scope="module")
 def model():
     pytest.importorskip("sentence_transformers")
-    return StanceModel.load()
+    return StanceHead.load()
 
 
 # --- no encoder needed ------------------------------------------------------------------------------
@@ -46,7 +46,7 @@ def test_shipped_file_is_small_and_pinned_by_the_model_card():
 
 
 def test_load_shipped_head_offline_without_encoder():
-    m = StanceModel.load(encoder=lambda texts: np.zeros((len(texts), 384), dtype=np.float32))
+    m = StanceHead.load(encoder=lambda texts: np.zeros((len(texts), 384), dtype=np.float32))
     assert m.dimension == 384
     assert m.layers[-1][0].shape[1] == 3
     assert m.info.get("sources", "").startswith("scifact")
@@ -54,20 +54,20 @@ def test_load_shipped_head_offline_without_encoder():
 
 def test_missing_model_file_is_a_clear_error(tmp_path):
     with pytest.raises(ModelNotFound, match="no stance model at"):
-        StanceModel.load(tmp_path / "nope.npz")
+        StanceHead.load(tmp_path / "nope.npz")
     assert issubclass(ModelNotFound, DataNotFound) and issubclass(ModelNotFound, FactscoutError)
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip")
     with pytest.raises(BadModel):
-        StanceModel.load(bad)
+        StanceHead.load(bad)
 
 
 def test_save_load_round_trip_in_fp16(tmp_path):
     rng = np.random.default_rng(0)
     layers = [(rng.normal(size=(4 * 3 + 1, 5)), rng.normal(size=5)), (rng.normal(size=(5, 3)), rng.normal(size=3))]
-    m = StanceModel(layers, info={"note": "x"})
+    m = StanceHead(layers, info={"note": "x"})
     path = m.save(tmp_path / "h.npz")
-    back = StanceModel.load(path)
+    back = StanceHead.load(path)
     assert back.info == {"note": "x"}
     u = rng.normal(size=(2, 3))
     u /= np.linalg.norm(u, axis=1, keepdims=True)
@@ -76,9 +76,9 @@ def test_save_load_round_trip_in_fp16(tmp_path):
 
 def test_head_shape_checks():
     with pytest.raises(BadModel):
-        StanceModel([(np.zeros((13, 4)), np.zeros(4))])  # 4 logits, not 3
+        StanceHead([(np.zeros((13, 4)), np.zeros(4))])  # 4 logits, not 3
     with pytest.raises(BadModel):
-        StanceModel([(np.zeros((12, 3)), np.zeros(3))])  # 12 is not 4d + 1
+        StanceHead([(np.zeros((12, 3)), np.zeros(3))])  # 12 is not 4d + 1
 
 
 def test_fake_encoder_batches_once_and_keeps_ids():
@@ -91,7 +91,7 @@ def test_fake_encoder_batches_once_and_keeps_ids():
     # a head that only looks at the cosine feature (last input): high cosine -> supports
     w = np.zeros((13, 3))
     w[-1] = [5.0, 0.0, 0.0]
-    m = StanceModel([(w, np.zeros(3))], encoder=embed)
+    m = StanceHead([(w, np.zeros(3))], encoder=embed)
     out = m.predict(CLAIM, [Sentence("p1", 3, "a"), Sentence("p2", 0, "b")])
     assert len(calls) == 1 and calls[0] == [CLAIM, "a", "b"]
     assert [(s.passage_id, s.sentence_index, s.label) for s in out] == [("p1", 3, "supports"), ("p2", 0, "supports")]

@@ -87,7 +87,7 @@ RayOption = Annotated[
 
 
 def _parse_day(value: str | None, flag: str) -> dt.date | None:
-    from factscout.temporal.dates import parse_date
+    from factscout.dates import parse_date
 
     return parse_date(value, field=flag) if value else None
 

@@ -48,7 +48,7 @@ from factscout.errors import InputError
 from factscout.formats.beir import read_qrels, write_qrels
 from factscout.formats.jsonl import read_jsonl, write_jsonl
 from factscout.records import Claim, Passage
-from factscout.temporal.dates import date_from_url, parse_date
+from factscout.dates import date_from_url, parse_date
 
 log = logging.getLogger(__name__)
 

@@ -45,7 +45,7 @@ from factscout.errors import InputError
 from factscout.formats.jsonl import read_jsonl, write_jsonl
 from factscout.formats.trec import read_qrels
 from factscout.records import Claim, Passage
-from factscout.temporal.dates import parse_date
+from factscout.dates import parse_date
 
 log = logging.getLogger(__name__)
 

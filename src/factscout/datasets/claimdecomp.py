@@ -33,7 +33,7 @@ from factscout.datasets.base import (
 from factscout.errors import InputError
 from factscout.formats.jsonl import read_jsonl
 from factscout.records import Claim
-from factscout.temporal.dates import parse_date
+from factscout.dates import parse_date
 
 log = logging.getLogger(__name__)
 

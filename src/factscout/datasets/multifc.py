@@ -47,7 +47,7 @@ from factscout.datasets.base import (
 from factscout.errors import InputError, MissingDependency
 from factscout.formats.jsonl import read_jsonl, write_jsonl
 from factscout.records import Claim, Passage
-from factscout.temporal.dates import parse_date
+from factscout.dates import parse_date
 
 log = logging.getLogger(__name__)
 

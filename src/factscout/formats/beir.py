@@ -14,7 +14,7 @@ from pathlib import Path
 from factscout.errors import InputError
 from factscout.formats.jsonl import open_text, read_jsonl, write_atomic, write_jsonl
 from factscout.records import Claim, Passage, Query
-from factscout.temporal.dates import parse_date
+from factscout.dates import parse_date
 
 Qrels = dict[str, dict[str, int]]
 

@@ -2,7 +2,7 @@
 time-aware re-ranking stage and the joint veracity + evidence-ranking models (``joint``,
 ``train_joint``; they need torch). The published-before filter lives inside each retriever."""
 
-from factscout.temporal.dates import parse_date
+from factscout.dates import parse_date
 from factscout.temporal.rankings import METHODS, RANKINGS, TemporalScores, temporal_scores
 from factscout.temporal.timestamps import date_coverage, delta_days, extract_date, html_date, snippet_date
 

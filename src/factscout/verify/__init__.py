@@ -1,6 +1,6 @@
 """Stance of evidence sentences towards a claim, and the claim's verdict (Quin+).
 
-``StanceModel.load().predict(claim, sentences) -> [Stance]`` classifies each selected
+``StanceHead.load().predict(claim, sentences) -> [Stance]`` classifies each selected
 :class:`Sentence` as supports / refutes / not enough info with factscout's own SBERT-style head
 (Reimers & Gurevych 2019) over frozen MiniLM embeddings; ``CountRule()(stances) -> Verdict``
 applies the Quin+ count rule (Samarinas et al. 2021). ``CrossStanceModel`` is the cross-encoder
@@ -19,7 +19,7 @@ from factscout.verify.stance import (
     ModelNotFound,
     Sentence,
     Stance,
-    StanceModel,
+    StanceHead,
     nli_features,
 )
 from factscout.verify.verdict import (
@@ -55,7 +55,7 @@ __all__ = [
     "RuleFit",
     "Sentence",
     "Stance",
-    "StanceModel",
+    "StanceHead",
     "Verdict",
     "count_rule",
     "majority_baseline",

@@ -45,7 +45,7 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.retrieve.encoder import embed_fn
-from factscout.verify.stance import MODEL_DIR, BadModel, ModelNotFound, StanceModel, _softmax
+from factscout.verify.stance import MODEL_DIR, BadModel, ModelNotFound, StanceHead, _softmax
 from factscout.verify.verdict import NOT_ENOUGH_EVIDENCE, REFUTED, SUPPORTED
 
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ class VerdictClassifier:
         k: int = TOP_K,
         min_score: float = MIN_SCORE,
         encoder: Any = None,
-        stance: StanceModel | None = None,
+        stance: StanceHead | None = None,
         info: dict[str, str] | None = None,
     ) -> None:
         self.weight = np.asarray(weight, dtype=np.float32)
@@ -245,16 +245,16 @@ class VerdictClassifier:
         return self._encoder
 
     @property
-    def stance(self) -> StanceModel:
+    def stance(self) -> StanceHead:
         if self._stance is None:
-            self._stance = StanceModel.load(encoder=self.encoder)
+            self._stance = StanceHead.load(encoder=self.encoder)
         return self._stance
 
     # -- persistence --
 
     @classmethod
     def load(
-        cls, path: str | Path | None = None, *, encoder: Any = None, stance: StanceModel | None = None
+        cls, path: str | Path | None = None, *, encoder: Any = None, stance: StanceHead | None = None
     ) -> VerdictClassifier:
         """Load a head saved by :meth:`save`; by default the one shipped with factscout (offline)."""
         file = Path(path) if path is not None else MODEL_FILE

