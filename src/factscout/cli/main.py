@@ -15,7 +15,7 @@ import typer
 from factscout.cli import check, collect, demo, evaluate, index, plan, rewrite, search, serve, trajectories
 from factscout.cli.common import friendly, out, quiet_libraries
 
-__all__ = ["app", "main", "quiet_libraries"]
+__all__ = ["app", "main", "quiet_libraries"]  # quiet_libraries: benchmarks/_common.py imports it from here
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Find and judge the evidence for a claim.")
 

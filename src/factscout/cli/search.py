@@ -9,8 +9,9 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from factscout.cli.common import RayOption, err, friendly, out, parse_day, progress, quiet_libraries
+from factscout.cli.common import RayOption, err, friendly, one_of, out, parse_day, progress, quiet_libraries
 from factscout.fuse import FUSIONS
+from factscout.retrieve.base import UNDATED_POLICIES
 
 
 @friendly
@@ -24,7 +25,9 @@ def search(
         bool, typer.Option("--date-filter", help="each query's date becomes published_before")
     ] = False,
     date: Annotated[str | None, typer.Option(help="with --query: keep passages published before this day")] = None,
-    undated: Annotated[str, typer.Option(help="undated passages under a date filter: keep | drop")] = "keep",
+    undated: Annotated[
+        str, typer.Option(help=f"undated passages under a date filter: {one_of(UNDATED_POLICIES)}")
+    ] = "keep",
     batch_size: Annotated[int, typer.Option(help="queries per search batch")] = 256,
     by_doc: Annotated[bool, typer.Option("--by-doc", help="rank documents by their best passage (MaxP)")] = False,
     fusion: Annotated[
