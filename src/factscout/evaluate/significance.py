@@ -7,6 +7,7 @@ test Smucker et al. (2007) recommend for IR.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,3 +59,10 @@ def compare(
             ).pvalue
         )
     return Comparison(m, float(x.mean()), float(y.mean()), len(x), t_p, rand_p)
+
+
+def compare_measures(
+    a: Evaluation, b: Evaluation, measures: Sequence[Measure | str], *, n_resamples: int = 10_000, seed: int = 0
+) -> list[Comparison]:
+    """Compare run B against run A on each of ``measures``, in order (see :func:`compare`)."""
+    return [compare(a, b, m, n_resamples=n_resamples, seed=seed) for m in measures]

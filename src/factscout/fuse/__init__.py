@@ -9,7 +9,7 @@ from factscout.fuse.comb_sum import comb_sum
 from factscout.fuse.concat import concat
 from factscout.fuse.learned import LearnedFusion
 from factscout.fuse.normalize import min_max
-from factscout.fuse.registry import FUSIONS, fuse_by_claim, make_fusion
+from factscout.fuse.registry import FUSIONS, fuse_by_claim, fuse_queries, make_fusion, named_fusion
 from factscout.fuse.rrf import rrf
 from factscout.fuse.top1 import top1
 
@@ -20,8 +20,10 @@ __all__ = [
     "comb_sum",
     "concat",
     "fuse_by_claim",
+    "fuse_queries",
     "make_fusion",
     "min_max",
+    "named_fusion",
     "rrf",
     "top1",
 ]

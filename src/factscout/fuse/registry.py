@@ -11,7 +11,7 @@ from factscout.fuse.concat import concat
 from factscout.fuse.learned import DEFAULT_WEIGHTS, LearnedFusion
 from factscout.fuse.rrf import rrf
 from factscout.fuse.top1 import top1
-from factscout.records import Ranking
+from factscout.records import Query, Ranking
 from factscout.registry import Registry
 
 Fusion = Callable[[Sequence[Ranking], str], Ranking]
@@ -47,6 +47,11 @@ def make_fusion(name: str, **options: object) -> Fusion:
     return FUSIONS[name](**options)
 
 
+def named_fusion(name: str, weights: str | Path | None = None) -> Fusion:
+    """The fusion called ``name``; ``weights`` is the weights file of ``learned`` (ignored by the others)."""
+    return make_fusion(name, weights=weights) if name == "learned" else make_fusion(name)
+
+
 def fuse_by_claim(rankings: Sequence[Ranking], claim_of: dict[str, str], fusion: Fusion, k: int) -> list[Ranking]:
     """Group sub-query rankings by claim and fuse each group into one ranking keyed by claim id.
 
@@ -56,3 +61,20 @@ def fuse_by_claim(rankings: Sequence[Ranking], claim_of: dict[str, str], fusion:
     for r in rankings:
         groups.setdefault(claim_of[r.query_id], []).append(r)
     return [fusion(group, claim_id).top(k) for claim_id, group in groups.items()]
+
+
+def fuse_queries(
+    rankings: Sequence[Ranking],
+    queries: Sequence[Query],
+    fusion: str | Fusion,
+    k: int,
+    *,
+    weights: str | Path | None = None,
+) -> list[Ranking]:
+    """Fuse the rankings of each claim's sub-queries into one ranking per claim, keyed by claim id.
+
+    ``queries`` name each ranking's claim (``query_id`` -> ``claim_id``); ``fusion`` is a fusion or
+    its registered name (``weights``: the weights file of ``learned``).
+    """
+    fuse = named_fusion(fusion, weights) if isinstance(fusion, str) else fusion
+    return fuse_by_claim(rankings, {q.query_id: q.claim_id for q in queries}, fuse, k)

@@ -9,12 +9,13 @@ before it. ``lambda`` weighs redundancy: MMR(q, ref) = (1 - lambda) * sim(q, ref
 lambda * max sim(q, selected). (Read the other way round, with lambda weighing relevance, no
 score could exceed lambda = 0.4 and the default threshold gamma = 0.4 would reject every
 query.) Without a justification, alpha is taken as 1. The best query is always kept, and the
-claim query itself (when the plan includes it) is never filtered.
+claim query itself (when the plan includes it) is never filtered. ``filter_plans`` applies the
+filter to the plans of many claims at once (what ``factscout plan --mmr`` does).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -73,3 +74,20 @@ class MmrFilter:
             return list(queries)
         best = max(scores, key=lambda qid: scores[qid])
         return [q for q in queries if q.query_id not in scores or scores[q.query_id] > self.gamma or q.query_id == best]
+
+    def filter_plans(
+        self, claims: Iterable[Claim], queries: Sequence[Query], *, justification: bool = False
+    ) -> list[Query]:
+        """Filter each claim's queries; ``justification`` also scores against ``meta["justification"]``.
+
+        ``queries`` are grouped by ``claim_id``; claims come out in the order their first query appears.
+        """
+        by_claim = {c.claim_id: c for c in claims}
+        grouped: dict[str, list[Query]] = {}
+        for q in queries:
+            grouped.setdefault(q.claim_id, []).append(q)
+        return [
+            q
+            for cid, qs in grouped.items()
+            for q in self.filter(by_claim[cid], qs, by_claim[cid].meta.get("justification") if justification else None)
+        ]

@@ -1,0 +1,116 @@
+"""``factscout check``: plan, retrieve, fuse, select, classify stance and judge one claim or a file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from factscout.cli.common import (
+    RayOption,
+    err,
+    friendly,
+    one_of,
+    out,
+    parse_day,
+    print_report,
+    progress,
+    quiet_libraries,
+    read_claims,
+)
+from factscout.plan import PLANNERS
+
+
+@friendly
+def check(
+    claim: Annotated[str | None, typer.Argument(help="the claim to check (or give --claims FILE)")] = None,
+    index: Annotated[Path, typer.Option("--index", help="index directory built with `factscout index`")] = Path(
+        ".factscout/scifact-index"
+    ),
+    date: Annotated[str | None, typer.Option(help="the claim's date (YYYY-MM-DD): evidence must predate it")] = None,
+    claims: Annotated[Path | None, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?)")] = None,
+    out_path: Annotated[Path | None, typer.Option("--out", help="reports JSONL to write (with --claims)")] = None,
+    planner: Annotated[str, typer.Option(help=one_of(PLANNERS))] = "decompose",
+    fusion: Annotated[str, typer.Option(help="how sub-query rankings are fused")] = "combsum-norm",
+    passages: Annotated[int, typer.Option(help="top passages read for evidence sentences")] = 5,
+    depth: Annotated[int, typer.Option(help="passages retrieved per query")] = 100,
+    # TODO(registry): list rerank.base.RERANKERS once that registry is merged
+    rerank: Annotated[bool, typer.Option("--rerank", help="re-rank the top 50 with factscout's cross-encoder")] = False,
+    # TODO(registry): build from select.base.SELECTORS once that registry is merged
+    selector: Annotated[str, typer.Option(help="evidence sentences: threshold | bio (the BIO tagger)")] = "threshold",
+    # TODO(registry): build from verify.base.STANCE_MODELS once that registry is merged
+    stance: Annotated[
+        str, typer.Option(help="head (SBERT-style, fast) | cross (cross-encoder: claim and sentence read together)")
+    ] = "head",
+    # TODO(registry): build from verify.base.VERDICT_METHODS once that registry is merged
+    verdict: Annotated[
+        str, typer.Option(help="rule (Quin+ count rule) | classifier (QuanTemp++, can say conflicting)")
+    ] = "rule",
+    no_date_filter: Annotated[
+        bool, typer.Option("--no-date-filter", help="also use evidence published after the claim date")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON (one claim)")] = False,
+    ray: RayOption = None,
+    workers: Annotated[int | None, typer.Option(help="with --ray: checker actors (default: one per CPU)")] = None,
+) -> None:
+    """Check a claim: plan, retrieve, fuse, select evidence sentences, classify stance, give a verdict."""
+    quiet_libraries()
+    from factscout.check import Checker, CheckSettings
+    from factscout.records import Claim
+
+    if (claim is None) == (claims is None):
+        raise typer.BadParameter("give exactly one of a CLAIM argument or --claims FILE")
+    if claims is not None and out_path is None:
+        raise typer.BadParameter("--claims needs --out FILE for the reports")
+    settings = CheckSettings(
+        planner=planner,
+        fusion=fusion,
+        passages=passages,
+        depth=depth,
+        date_filter=not no_date_filter,
+        rerank=rerank,
+        selector=selector,
+        stance=stance,
+        verdict=verdict,
+    )
+    if ray is not None:
+        if claims is None or out_path is None:
+            raise typer.BadParameter("--ray checks a --claims FILE (with --out)")
+        from factscout.scale.jobs import check_on_ray
+
+        _write_reports(out_path, check_on_ray(index, settings, read_claims(claims), address=ray, workers=workers))
+        return
+    checker = Checker.from_index(index, settings)
+    if claim is not None:
+        if not claim.strip():
+            raise typer.BadParameter("the claim is empty")
+        with err.status("checking the claim"):
+            report = checker.check(Claim("claim", claim.strip(), parse_day(date, "--date")))
+        if as_json:
+            out.print_json(json.dumps(report.to_dict()))
+        else:
+            print_report(report)
+        return
+    assert claims is not None and out_path is not None  # for mypy: checked above
+    _write_reports(out_path, checker.iter_check(read_claims(claims), batch_size=32))
+
+
+def _write_reports(out_path: Path, reports: Any) -> None:
+    from factscout.check import CheckStats
+    from factscout.formats.jsonl import write_jsonl
+
+    stats = CheckStats()
+    with progress() as bar:
+        task = bar.add_task("checking claims", total=None)
+
+        def rows() -> Any:
+            for report in reports:
+                stats.add(report)
+                bar.advance(task)
+                yield report.to_dict()
+
+        write_jsonl(out_path, rows())
+    verdicts = ", ".join(f"{n} {label}" for label, n in sorted(stats.verdicts.items()))
+    err.print(f"wrote {stats.claims} reports to {out_path} ({verdicts})")

@@ -1,0 +1,115 @@
+"""What every ``factscout`` command shares: the consoles, error handling, progress, input readers.
+
+The CLI owns the terminal: results go to ``out`` (stdout), progress, notes and errors to ``err``
+(stderr). Errors a user can cause (every ``FactscoutError``) are printed as one line
+(``error: ...``) with exit status 2 by :func:`friendly`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from factscout.errors import FactscoutError
+
+out = Console()
+err = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def quiet_libraries() -> None:
+    """The CLI owns the terminal: silence third-party progress bars and hub look-ups."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except ImportError:
+        pass
+
+
+def friendly(fn: F) -> F:
+    """Turn factscout's errors into one readable line and exit status 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except FactscoutError as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+
+
+def one_of(names: Iterable[str]) -> str:
+    """Registered names as help texts list them: ``a | b | c``."""
+    return " | ".join(names)
+
+
+def read_claims(path: Path) -> list[Any]:
+    """The claims of a BEIR query file; lines that are not claims are named on stderr and skipped."""
+    from factscout.formats.beir import read_claims as read_beir_claims
+
+    skipped: list[str] = []
+    items = list(read_beir_claims(path, skipped=skipped))
+    for line in skipped:
+        err.print(f"skipped: {line}", highlight=False, soft_wrap=True)
+    return items
+
+
+RayOption = Annotated[
+    str | None,
+    typer.Option("--ray", help="run on Ray: 'auto' (RAY_ADDRESS, the cluster started here, or a local one) or ADDRESS"),
+]
+
+
+def parse_day(value: str | None, flag: str) -> dt.date | None:
+    from factscout.dates import parse_date
+
+    return parse_date(value, field=flag) if value else None
+
+
+def print_report(report: Any) -> None:
+    """A check report on the terminal: the verdict, the queries, the evidence grouped by stance."""
+    v = report.verdict
+    colour = {"supported": "green", "refuted": "red"}.get(v.label, "yellow")
+    out.rule(f"[bold]{report.claim.text}[/]")
+    out.print(f"verdict: [bold {colour}]{v.label}[/]  ({v.supporting} supporting, {v.refuting} refuting, "
+              f"{v.neutral} neutral sentences; {v.method})", highlight=False)  # fmt: skip
+    out.print("queries: " + " | ".join(q.text for q in report.queries), highlight=False, soft_wrap=True)
+    for stance, group in report.grouped().items():
+        if not group:
+            continue
+        out.print(f"\n[bold]{stance}[/] ({len(group)})")
+        for e in group:
+            date = e.published.isoformat() if e.published else "undated"
+            late = " [red](after the claim)[/]" if e.after_claim else ""
+            out.print(f"  #{e.rank} {e.title or e.doc_id} [dim]{date}{late} found by {', '.join(e.found_by)}[/]",
+                      highlight=False, soft_wrap=True)  # fmt: skip
+            for sent in e.sentences:
+                out.print(f"    > {sent.text} [dim]({sent.stance})[/]", highlight=False, soft_wrap=True)

@@ -1,0 +1,47 @@
+"""``factscout demo``: index SciFact, score retrieval and check a few claims end to end, offline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from factscout.cli.common import err, friendly, one_of, out, print_report, quiet_libraries
+from factscout.datasets import DATASETS
+from factscout.retrieve import RETRIEVERS
+
+_IN_PROCESS = [name for name in RETRIEVERS if not name.startswith("pg-")]  # the demo needs no server
+_SCIFACT = [name for name in DATASETS if name.startswith("scifact")]
+
+
+@friendly
+def demo(
+    retriever: Annotated[str, typer.Option(help=one_of(_IN_PROCESS))] = "hybrid",
+    index: Annotated[Path, typer.Option("--index", help="where to keep the demo index")] = Path(
+        ".factscout/scifact-index"
+    ),
+    claims: Annotated[int, typer.Option(help="how many example claims to show")] = 3,
+    k: Annotated[int, typer.Option(help="hits shown per claim")] = 5,
+    dataset: Annotated[str, typer.Option(help=" or ".join(_SCIFACT))] = "scifact",
+    planner: Annotated[str, typer.Option(help="planner for the checked claims")] = "decompose",
+) -> None:
+    """Index SciFact, score retrieval on its train claims and check example claims end to end (offline)."""
+    quiet_libraries()
+    from factscout.demo import run_demo
+
+    err.print(
+        f"[bold]factscout demo[/]: SciFact, {retriever} retrieval (first run builds the index; later runs reuse it)"
+    )
+    result = run_demo(retriever=retriever, index=index, n_claims=claims, k=k, dataset=dataset, planner=planner)
+    for (claim, ranking), report in zip(result.examples, result.reports, strict=True):
+        print_report(report)
+        gold = {str(g) for g in claim.meta.get("cited_doc_ids", [])}
+        found = [h.rank for h in ranking.hits if h.passage_id in gold]
+        out.print(
+            f"gold label: {claim.meta.get('label') or 'none'}; cited abstracts found by the claim query at rank(s): "
+            f"{found or 'none in the top ' + str(k)}",
+            highlight=False,
+        )
+    out.rule(f"all {result.n_queries} {dataset} train claims")
+    out.print("  ".join(f"{name} {value:.4f}" for name, value in result.scores.items()))

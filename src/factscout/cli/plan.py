@@ -1,0 +1,53 @@
+"""``factscout plan``: the search queries of each claim, optionally filtered by MMR."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from factscout.cli.common import err, friendly, one_of, out, quiet_libraries
+from factscout.plan import PLANNERS
+
+
+@friendly
+def plan(
+    claims: Annotated[Path, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?, metadata?)")],
+    out_path: Annotated[
+        Path, typer.Option("--out", help="queries JSONL to write (_id, claim_id, text, origin, date?)")
+    ],
+    planner: Annotated[str, typer.Option(help=one_of(PLANNERS))] = "decompose",
+    mmr: Annotated[bool, typer.Option("--mmr", help="filter sub-queries with the QuanTemp++ MMR rule")] = False,
+    justification: Annotated[
+        bool, typer.Option("--justification", help="with --mmr: also score against meta.justification")
+    ] = False,
+    alpha: Annotated[float, typer.Option(help="MMR: weight of the claim vs the justification")] = 0.8,
+    lam: Annotated[float, typer.Option("--lambda", help="MMR: weight of redundancy")] = 0.4,
+    gamma: Annotated[float, typer.Option(help="MMR: keep a sub-query when its score exceeds this")] = 0.4,
+) -> None:
+    """Plan the search queries for each claim."""
+    quiet_libraries()
+    from factscout.formats.beir import read_claims, write_queries
+    from factscout.plan import make_planner, plan_all
+    from factscout.plan.mmr import MmrFilter
+
+    engine = make_planner(planner)
+    skipped: list[str] = []
+    items = list(read_claims(claims, skipped=skipped))
+    with err.status(f"planning {len(items)} claims with {planner}"):
+        queries, failures = plan_all(engine, items)
+        if mmr:
+            queries = MmrFilter(alpha, lam, gamma).filter_plans(items, queries, justification=justification)
+    write_queries(out_path, queries)
+    out.print(
+        f"wrote {len(queries)} queries for {len(items)} claims ({len(queries) / max(len(items), 1):.1f} per claim) to {out_path}"
+    )
+    for note in skipped[:5]:
+        err.print(f"skipped: {note}", highlight=False, soft_wrap=True)
+    for failure in failures[:5]:
+        err.print(
+            f"planner failed on {failure.claim_id} (searched as the claim alone): {failure.error}", soft_wrap=True
+        )
+    if len(skipped) + len(failures) > 10:
+        err.print(f"... {len(skipped)} claims skipped, {len(failures)} planner failures in all")

@@ -1,0 +1,127 @@
+"""``factscout search``: one query as a table, or a queries file as a TREC run (fused per claim)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from factscout.cli.common import RayOption, err, friendly, one_of, out, parse_day, progress, quiet_libraries
+from factscout.fuse import FUSIONS
+from factscout.retrieve.base import UNDATED_POLICIES
+
+
+@friendly
+def search(
+    index: Annotated[Path, typer.Option("--index", help="index directory built by 'factscout index'")],
+    queries: Annotated[Path | None, typer.Option(help="queries JSONL (_id, text, date?, claim_id?, origin?)")] = None,
+    query: Annotated[str | None, typer.Option(help="one query; prints a table")] = None,
+    k: Annotated[int, typer.Option(help="hits per query")] = 100,
+    run: Annotated[Path | None, typer.Option(help="write a TREC run file here")] = None,
+    date_filter: Annotated[
+        bool, typer.Option("--date-filter", help="each query's date becomes published_before")
+    ] = False,
+    date: Annotated[str | None, typer.Option(help="with --query: keep passages published before this day")] = None,
+    undated: Annotated[
+        str, typer.Option(help=f"undated passages under a date filter: {one_of(UNDATED_POLICIES)}")
+    ] = "keep",
+    batch_size: Annotated[int, typer.Option(help="queries per search batch")] = 256,
+    by_doc: Annotated[bool, typer.Option("--by-doc", help="rank documents by their best passage (MaxP)")] = False,
+    fusion: Annotated[
+        str | None,
+        typer.Option(help=f"fuse each claim's sub-query rankings: {' '.join(FUSIONS)}"),
+    ] = None,
+    fusion_weights: Annotated[Path | None, typer.Option(help="weights JSON for --fusion learned")] = None,
+    ray: RayOption = None,
+) -> None:
+    """Search an index with one query or a queries file (several queries per claim: --fusion)."""
+    quiet_libraries()
+    from factscout.formats.beir import read_queries
+    from factscout.formats.trec import write_run
+    from factscout.records import Query
+    from factscout.retrieve import load_index
+    from factscout.retrieve.base import check_k, check_undated
+    from factscout.retrieve.batch import search_all
+    from factscout.retrieve.index import read_manifest
+
+    check_k(k)
+    check_undated(undated)
+    fuse = None
+    if fusion is not None:
+        from factscout.fuse import named_fusion
+
+        fuse = named_fusion(fusion, fusion_weights)
+    if (queries is None) == (query is None):
+        raise typer.BadParameter("give exactly one of --queries FILE or --query TEXT")
+    if ray and read_manifest(index)[1].get("retriever") != "sharded":
+        raise typer.BadParameter("--ray searches a sharded index (built with factscout index --shards N)")
+    retriever = load_index(index, undated=undated, **({"ray": ray} if ray else {}))  # --ray: shard actors
+    if query is not None:
+        day = parse_day(date, "--date")
+        ranking = retriever.search([Query("q", "q", query, "cli", day)], k, published_before=day)[0]
+        _print_ranking(retriever, ranking, query)
+        if run:
+            write_run(run, [ranking])
+        return
+    assert queries is not None
+    items = list(read_queries(queries))
+    with progress() as bar:
+        task = bar.add_task("searching", total=len(items))
+        rankings = search_all(
+            retriever,
+            items,
+            k,
+            date_filter=date_filter,
+            by_doc=by_doc,
+            batch_size=batch_size,
+            on_batch=lambda n: bar.advance(task, n),
+        )
+    if fuse is not None:
+        from factscout.fuse import fuse_queries
+
+        n_queries = len(rankings)
+        rankings = fuse_queries(rankings, items, fuse, k)
+        err.print(f"fused {n_queries} query rankings into {len(rankings)} claim rankings with {fusion}")
+    if run:
+        write_run(run, rankings)
+        out.print(f"wrote {sum(len(r) for r in rankings)} hits for {len(rankings)} rankings to {run}")
+    else:
+        for r in rankings:
+            for h in r.hits:
+                sys.stdout.write(f"{r.query_id} Q0 {h.passage_id} {h.rank} {h.score:.6f} factscout\n")
+    partial = [r for r in rankings if r.partial]
+    if partial:
+        shards_missing = sorted({s for r in partial for s in r.missing_shards})
+        err.print(f"[bold yellow]partial:[/] {len(partial)} rankings lack the hits of {', '.join(shards_missing)}")
+    filtered = [r.date_filter for r in rankings if r.date_filter]
+    if filtered:
+        late = sum(f.excluded_late for f in filtered) / len(filtered)
+        undated_n = filtered[0].undated_kept + filtered[0].undated_dropped
+        err.print(
+            f"date filter on {len(filtered)}/{len(rankings)} queries: on average {late:.0f} later passages excluded; "
+            f"{undated_n} undated passages {'kept' if undated == 'keep' else 'dropped'}"
+        )
+
+
+def _print_ranking(retriever: Any, ranking: Any, query: str) -> None:
+    passages = [retriever.store[h.passage_id] for h in ranking.hits]
+    dated = any(p.published for p in passages)
+    table = Table(title=query, title_justify="left")
+    for col in ("rank", "score", "passage", *(["published"] if dated else []), "text"):
+        table.add_column(col, overflow="fold", no_wrap=col != "text")
+    for h, p in zip(ranking.hits, passages, strict=True):
+        snippet = (f"[bold]{p.title}[/] — " if p.title else "") + p.text.replace("[", "\\[")
+        cells = [str(h.rank), f"{h.score:.3f}", p.passage_id]
+        if dated:
+            cells.append(p.published.isoformat() if p.published else "undated")
+        table.add_row(*cells, snippet[:220] + ("…" if len(snippet) > 220 else ""))
+    out.print(table)
+    if ranking.date_filter:
+        f = ranking.date_filter
+        out.print(
+            f"published before {f.published_before}: {f.allowed} passages allowed, {f.excluded_late} later excluded, "
+            f"{f.undated_kept} undated kept, {f.undated_dropped} undated dropped"
+        )

@@ -1,0 +1,54 @@
+"""``factscout serve``: the HTTP API and the web page over one checker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from factscout.cli.common import err, friendly, quiet_libraries
+
+
+@friendly
+def serve(
+    index: Annotated[Path, typer.Option("--index", help="index directory built with `factscout index`")],
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port")] = 8000,
+    planner: Annotated[str, typer.Option(help="default planner of /v1/check and the page")] = "decompose",
+    passages: Annotated[int, typer.Option(help="top passages read for evidence sentences")] = 5,
+    # TODO(registry): list the RewritePolicy registry's names once rewrite/ has one
+    policy: Annotated[
+        str, typer.Option(help="query editor suggestions: a `factscout train rewrite` folder, or random | original")
+    ] = "random",
+    qrels: Annotated[Path | None, typer.Option(help="qrels (BEIR TSV or TREC): the editor shows the metric")] = None,
+    token: Annotated[
+        str | None, typer.Option(envvar="FACTSCOUT_TOKEN", help="require this bearer token on the API (page off)")
+    ] = None,
+    max_pending: Annotated[int, typer.Option(help="requests queued or running before 503")] = 128,
+    threads: Annotated[
+        int, typer.Option(help="threads per model call (torch, ONNX Runtime); 1 is fastest on a busy machine")
+    ] = 1,
+) -> None:
+    """Serve the HTTP API (/v1/check, /v1/search, /v1/plan, /v1/rewrite) and the web page."""
+    quiet_libraries()
+    from factscout.check import Checker, CheckSettings
+    from factscout.formats.trec import read_qrels
+    from factscout.serve import create_app
+    from factscout.serve.app import model_threads
+
+    try:
+        import uvicorn
+    except ImportError:
+        from factscout.errors import MissingDependency
+
+        raise MissingDependency("factscout serve needs uvicorn: pip install 'factscout[serve]'") from None
+    from factscout.retrieve.index import read_manifest
+
+    read_manifest(index)  # a missing or broken index is reported before any model loads
+    encoder = model_threads(threads)
+    checker = Checker.from_index(index, CheckSettings(planner=planner, passages=passages), encoder=encoder)
+    judgements = read_qrels(qrels) if qrels else None
+    web = create_app(checker, token=token, policy=policy, qrels=judgements, max_pending=max_pending)
+    err.print(f"factscout serving {index} on http://{host}:{port}/ (API under /v1, schema at /openapi.json)")
+    uvicorn.run(web, host=host, port=port, log_level="warning")
