@@ -23,14 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from factscout.errors import BadModel, ModelNotFound
 from factscout.nn import sha256_of
-from factscout.rerank.cross_encoder import (
-    FORMAT_VERSION,
-    BadModel,
-    ModelNotFound,
-    read_lora_file,
-    write_lora_arrays,
-)
+from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_arrays
 from factscout.retrieve.encoder import DEFAULT_ENCODER, Encoder
 
 __all__ = [
