@@ -2,7 +2,7 @@
 
 Usage (the shipped files were written by exactly this)::
 
-    python -m factscout.select.train_tagger --out src/factscout/select/models
+    factscout train selector --out src/factscout/select/models
 
 One reproducible CPU run with a fixed seed (``--quick``: a small smoke run, not for shipping):
 
@@ -13,7 +13,7 @@ One reproducible CPU run with a fixed seed (``--quick``: a small smoke run, not 
 2. **Features.** The frozen offline MiniLM reads ``claim [SEP] window of sentences`` (see
    :mod:`factscout.select.tagger`); states are cached under ``$FACTSCOUT_CACHE/tagger``.
 3. **Model selection on the training part only.** One fold (20 %) of the training claims (whole
-   claim groups, :func:`factscout.verify.train_stance.folds_of`) is held back; the head trains on
+   claim groups, :func:`factscout.training.splits.folds_of`) is held back; the head trains on
    the rest and the epoch count and the decoding ``bias`` are picked for sentence F1 on that fold.
    The head is then retrained on the whole training part with those settings.
 4. **Held-out evaluation.** Sentence- and token-level P/R/F1 on the cited abstracts of the
@@ -25,13 +25,11 @@ Writes ``bio_tagger_minilm.npz`` (fp16 head), ``MODEL_CARD.md`` and ``metrics.js
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import hashlib
 import json
 import logging
 import random
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -40,7 +38,6 @@ from typing import Any
 
 import numpy as np
 
-from factscout.errors import InputError
 from factscout.records import Claim
 from factscout.select.tagger import (
     MODEL_FILE,
@@ -65,12 +62,12 @@ from factscout.select.threshold import (
     cross_validate_threshold,
     sentence_prf,
 )
+from factscout.training.cards import licence_of, write_card, write_metrics
+from factscout.training.loop import optimizer_step
+from factscout.training.splits import SEED, folds_of, read_heldout_ids
 
 log = logging.getLogger(__name__)
 
-SEED = 13
-HELDOUT_IDS = Path(__file__).resolve().parents[1] / "verify" / "models" / "scifact_heldout_ids.txt"
-LICENCE = "SciFact: claims CC BY 4.0, abstracts ODC-By 1.0 (S2ORC); allenai/scifact LICENSE.md"
 MAX_EPOCHS = 8
 BIAS_GRID: tuple[float, ...] = tuple(round(-2.0 + 0.25 * i, 2) for i in range(17))  # -2 .. 2
 
@@ -200,10 +197,7 @@ def train_head(
                 y[r, : len(items[i][1])] = torch.from_numpy(items[i][1])
             logits = head(x, lengths)
             loss = loss_fn(logits.reshape(-1, 3), y.reshape(-1))
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(head.parameters(), 5.0)
-            opt.step()
+            optimizer_step(loss, opt, clip=head.parameters(), max_norm=5.0)
         if on_epoch is not None:
             on_epoch(epoch, head)
     head.eval()
@@ -288,7 +282,6 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
     from factscout.datasets import load_abstract_sentences, load_dataset
     from factscout.nn import sha256_of
     from factscout.retrieve.encoder import Encoder
-    from factscout.verify.train_stance import folds_of
 
     config = config or TrainConfig(max_epochs=3 if quick else MAX_EPOCHS)
     t_start = time.perf_counter()
@@ -300,9 +293,7 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
 
     claims = list(load_dataset("scifact", "train").claims)
     abstracts = load_abstract_sentences()
-    if not HELDOUT_IDS.is_file():
-        raise InputError(f"the held-out claim list is missing: {HELDOUT_IDS}")
-    held_ids = set(HELDOUT_IDS.read_text().split())
+    held_ids = read_heldout_ids()
     train_claims = [c for c in claims if c.claim_id not in held_ids]
     held_claims = [c for c in claims if c.claim_id in held_ids]
     if quick:
@@ -370,7 +361,7 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
     tagger = BioTagger(head, bias=bias, info=info)
     weights = tagger.save(out / MODEL_FILE.name)
     total = time.perf_counter() - t_start
-    command = "python -m factscout.select.train_tagger --out " + str(out) + (" --quick" if quick else "")
+    command = "factscout train selector --out " + str(out) + (" --quick" if quick else "")
     n_params = sum(int(p.numel()) for p in head.parameters())
     gold_counts = {
         "training_part": _counts(train_ex),
@@ -382,7 +373,11 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
         "config": asdict(config),
         "selected": {"epochs": epochs, "bias": bias},
         "validation_curve": curve,
-        "data": {"source": "SciFact train (Wadden et al. 2020)", "licence": LICENCE, "counts": gold_counts},
+        "data": {
+            "source": "SciFact train (Wadden et al. 2020)",
+            "licence": f"SciFact: {licence_of('scifact')}",
+            "counts": gold_counts,
+        },
         "weights": {
             "file": weights.name,
             "bytes": weights.stat().st_size,
@@ -410,8 +405,8 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
             for name, t in tables.items()
         },
     }
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    (out / "MODEL_CARD.md").write_text(model_card(metrics))
+    write_metrics(out / "metrics.json", metrics)
+    write_card(out / "MODEL_CARD.md", model_card(metrics))
     say(f"wrote {weights} ({weights.stat().st_size:,} bytes), metrics.json, MODEL_CARD.md in {total:.0f} s")
     return metrics
 
@@ -528,18 +523,3 @@ def model_card(m: Mapping[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m factscout.select.train_tagger", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="folder for the weights, MODEL_CARD.md, metrics.json")
-    parser.add_argument("--quick", action="store_true", help="smoke run: few claims, 3 epochs (not for shipping)")
-    parser.add_argument("--epochs", type=int, default=None, help="maximum epochs for model selection")
-    args = parser.parse_args(argv)
-    config = TrainConfig(max_epochs=args.epochs or (3 if args.quick else MAX_EPOCHS))
-    run(args.out, quick=args.quick, config=config)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
