@@ -33,7 +33,7 @@ def _add(name: str, module: str, summary: str) -> None:
     TRAINERS.register(name)(TrainerInfo(name, f"factscout.training.{module}", summary))
 
 
-_add("stance", "stance", "the stance head (SBERT-NLI features of MiniLM embeddings) and the count rule")
+_add("stance", "stance", "the stance head (SBERT-NLI features of frozen MiniLM embeddings)")
 _add("stance-cross", "stance_cross", "the stance cross-encoder (LoRA over MiniLM, 3-class head)")
 _add("rerank", "rerank", "the cross-encoder re-ranker (LoRA over MiniLM)")
 _add("selector", "selector", "the BIO sentence tagger (evidence selector)")
