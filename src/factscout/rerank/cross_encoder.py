@@ -101,7 +101,7 @@ class CrossEncoderReranker:
         """
         file = Path(path) if path is not None else MODEL_FILE
         hint = (
-            " (reinstall factscout, or train one: python -m factscout.rerank.train --out DIR)" if path is None else ""
+            " (reinstall factscout, or train one: factscout train rerank --out DIR)" if path is None else ""
         )
         config, arrays = read_lora_file(file, FORMAT, "re-ranker", hint=hint)
         if backbone is not None:

@@ -4,8 +4,8 @@ The SBERT-style head (:class:`~factscout.verify.stance.StanceHead`) compares two
 pooled embeddings, so it barely sees a "not" or a swapped quantity; a cross-encoder lets every
 claim token attend to every sentence token, the way NLI models read a premise and a hypothesis
 (the MNLI-trained RoBERTa that Quin+ uses; Samarinas et al. 2021). No NLI model loads offline
-here, so factscout trains its own over the offline all-MiniLM-L6-v2 backbone (``python -m
-factscout.verify.train_cross_stance --out DIR``) and ships only what differs from it: LoRA
+here, so factscout trains its own over the offline all-MiniLM-L6-v2 backbone (``factscout
+train stance-cross --out DIR``) and ships only what differs from it: LoRA
 adapters on every layer's attention and a linear 3-class head over the joint encoding, fp16 in
 ``models/stance_cross_minilm.npz`` (the network is :func:`factscout.nn.backbone.build_network`
 with ``num_labels=3``).
