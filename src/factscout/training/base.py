@@ -14,9 +14,14 @@ class Trainer(Protocol):
     """A trained model's training entry: ``name`` (the sub-command), ``module`` (where the
     recipe lives), ``summary`` (one line for ``factscout train --help``)."""
 
-    name: str
-    module: str
-    summary: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def module(self) -> str: ...
+
+    @property
+    def summary(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)

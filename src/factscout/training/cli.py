@@ -31,10 +31,10 @@ err = Console(stderr=True)
 class _TrainerGroup(TyperGroup):
     """Sub-commands in registry order; an unknown one lists the registered trainers."""
 
-    def list_commands(self, ctx: typer.Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
 
-    def resolve_command(self, ctx: typer.Context, args: list[str]) -> Any:
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         if args and not args[0].startswith("-") and args[0] not in self.commands:
             err.print(
                 f"[bold red]error:[/] {UnknownName('trainer', args[0], TRAINERS)}", highlight=False, soft_wrap=True
@@ -153,11 +153,11 @@ def stance_cross(
 
 
 class RerankStage(str, enum.Enum):
-    all = "all"
-    prepare = "prepare"
-    fit = "fit"
-    score = "score"
-    report = "report"
+    ALL = "all"
+    PREPARE = "prepare"
+    FIT = "fit"
+    SCORE = "score"
+    REPORT = "report"
 
 
 @app.command("rerank", help=f"Train, evaluate and ship {_summary('rerank')}.")
@@ -173,7 +173,7 @@ def rerank(
     stage: Annotated[
         RerankStage,
         typer.Option(help="run one stage through --bundle (fit and score need only torch, e.g. on a GPU machine)"),
-    ] = RerankStage.all,
+    ] = RerankStage.ALL,
     bundle: Annotated[Path | None, typer.Option(help="the prepared data (JSON) the stages share")] = None,
     scores: Annotated[
         Path | None, typer.Option(help="cross-encoder scores (.npz) written by score, read by report")
@@ -196,32 +196,33 @@ def rerank(
     from factscout.training import rerank as trainer
 
     config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
-    for name, value in (("epochs", epochs), ("negatives", negatives), ("max_length", max_length), ("lr", lr)):
+    overrides: dict[str, Any] = {"epochs": epochs, "negatives": negatives, "max_length": max_length, "lr": lr}
+    for name, value in overrides.items():
         if value is not None:
             config = replace(config, **{name: value})
     _threads(2)
     command = _command("rerank")
-    stage = stage.value
-    if stage == "all":
+    step = stage.value
+    if step == "all":
         trainer.run(out, config, say=_say, command=command)
         return
     if bundle is None:
-        raise typer.BadParameter(f"--stage {stage} needs --bundle")
+        raise typer.BadParameter(f"--stage {step} needs --bundle")
     weights = out / MODEL_FILE.name
-    if stage == "prepare":
+    if step == "prepare":
         bundle.parent.mkdir(parents=True, exist_ok=True)
         bundle.write_text(json.dumps(trainer.prepare(config, _say)))
         return
     data = json.loads(bundle.read_text())
-    if stage == "fit":
+    if step == "fit":
         trainer.fit(data, config, out, _say, device=device, backbone=backbone)
-    elif stage == "score":
+    elif step == "score":
         if scores is None:
             raise typer.BadParameter("--stage score needs --scores")
         wanted = [s.strip() for s in splits.split(",") if s.strip()]
         found = trainer.score(data, weights, config.top_n, _say, splits=wanted, device=device, backbone=backbone)
         with open(scores, "wb") as f:
-            np.savez(f, **found)
+            np.savez(f, **found)  # type: ignore[arg-type]
     else:
         if scores is None:
             raise typer.BadParameter("--stage report needs --scores")
@@ -280,11 +281,11 @@ def qgen(
 
 
 class DenseStage(str, enum.Enum):
-    all = "all"
-    prepare = "prepare"
-    fit = "fit"
-    encode = "encode"
-    report = "report"
+    ALL = "all"
+    PREPARE = "prepare"
+    FIT = "fit"
+    ENCODE = "encode"
+    REPORT = "report"
 
 
 @app.command("dense", help=f"Fine-tune {_summary('dense')} and measure it on held-out SciFact.")
@@ -298,7 +299,7 @@ def dense(
     batch_size: Annotated[int | None, typer.Option("--batch-size")] = None,
     hard_negatives: Annotated[int | None, typer.Option("--hard-negatives")] = None,
     sources: Annotated[str | None, typer.Option(help="comma-separated: scifact[,covidfact][,averitec_beir]")] = None,
-    stage: Annotated[DenseStage, typer.Option()] = DenseStage.all,
+    stage: Annotated[DenseStage, typer.Option()] = DenseStage.ALL,
     bundle: Annotated[Path | None, typer.Option(help="the prepared data (.json.gz) the stages share")] = None,
     embeddings: Annotated[
         Path | None, typer.Option(help="encode: output .npz; report: fine-tuned corpus embeddings")
@@ -323,30 +324,31 @@ def dense(
     from factscout.training import dense as trainer
 
     config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
-    for name, value in (("epochs", epochs), ("lr", lr), ("batch_size", batch_size), ("hard_negatives", hard_negatives)):
+    overrides: dict[str, Any] = {"epochs": epochs, "lr": lr, "batch_size": batch_size, "hard_negatives": hard_negatives}
+    for name, value in overrides.items():
         if value is not None:
             config = replace(config, **{name: value})
     if sources:
         config = replace(config, sources=tuple(s.strip() for s in sources.split(",") if s.strip()))
     _threads(threads)
     command = _command("dense")
-    stage = stage.value
+    step = stage.value
     adapter_file = adapter or out / MODEL_FILE.name
-    if stage == "all":
+    if step == "all":
         started = time.perf_counter()
         data = trainer.prepare(config, _say)
         trainer.fit(data, config, out, _say)
         trainer.report(data, adapter_file, out, command=command, say=_say, total_seconds=time.perf_counter() - started)
         return
     if bundle is None:
-        raise typer.BadParameter(f"--stage {stage} needs --bundle")
-    if stage == "prepare":
+        raise typer.BadParameter(f"--stage {step} needs --bundle")
+    if step == "prepare":
         trainer.write_bundle(trainer.prepare(config, _say), bundle)
         return
     data = trainer.read_bundle(bundle)
-    if stage == "fit":
+    if step == "fit":
         trainer.fit(data, config, out, _say, device=device, backbone=backbone)
-    elif stage == "encode":
+    elif step == "encode":
         if embeddings is None:
             raise typer.BadParameter("--stage encode needs --embeddings")
         found = trainer.encode(data, None if base else adapter_file, _say, device=device, backbone=backbone)
@@ -358,7 +360,7 @@ def dense(
             _say(f"not scored here ({exc})")
         embeddings.parent.mkdir(parents=True, exist_ok=True)
         with open(embeddings, "wb") as f:
-            np.savez(f, **found)
+            np.savez(f, **found)  # type: ignore[arg-type]
     else:
         note = note_file.read_text().strip() if note_file else None
         trainer.report(data, adapter_file, out, command=command, say=_say, embeddings=embeddings, note=note)
@@ -419,7 +421,7 @@ def rewrite(
             n_layer=layers,
             n_head=heads,
             max_steps=max_steps,
-            reward=reward,
+            reward=reward,  # type: ignore[arg-type]
             encoder=encoder,
             finetune_encoder=finetune_encoder,
         )
