@@ -100,9 +100,7 @@ class CrossEncoderReranker:
         ``backbone`` overrides where the backbone is read from (a folder holding the same model).
         """
         file = Path(path) if path is not None else MODEL_FILE
-        hint = (
-            " (reinstall factscout, or train one: factscout train rerank --out DIR)" if path is None else ""
-        )
+        hint = " (reinstall factscout, or train one: factscout train rerank --out DIR)" if path is None else ""
         config, arrays = read_lora_file(file, FORMAT, "re-ranker", hint=hint)
         if backbone is not None:
             config = {**config, "backbone": backbone}
