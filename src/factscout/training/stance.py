@@ -52,6 +52,7 @@ from factscout.select.threshold import (
     score_abstracts,
 )
 from factscout.training.cards import write_card, write_metrics
+from factscout.training.loop import optimizer_step
 from factscout.training.splits import (
     SEED,
     folds_of,
@@ -163,11 +164,8 @@ def train_head(
         perm = torch.randperm(len(yt), generator=gen)
         for start in range(0, len(yt), config.batch_size):
             idx = perm[start : start + config.batch_size]
-            opt.zero_grad()
             loss = (loss_fn(net(xt[idx]), yt[idx]) * wt[idx]).sum() / wt[idx].sum()
-            loss.backward()
-            opt.step()
-            sched.step()
+            optimizer_step(loss, opt, scheduler=sched)
     linears = [m for m in net.modules() if isinstance(m, torch.nn.Linear)]
     return [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in linears]
 

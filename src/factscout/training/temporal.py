@@ -38,6 +38,7 @@ from factscout.temporal.joint import BiLstmEncoder, FrozenEncoder, JointModel
 from factscout.temporal.listmle import listmle_loss
 from factscout.temporal.rankings import METHODS, temporal_scores
 from factscout.temporal.timestamps import delta_days
+from factscout.training.loop import optimizer_step
 
 log = logging.getLogger(__name__)
 
@@ -340,11 +341,8 @@ def _steps(
     for rows in batches:
         batch = data.batch(rows)
         batch["generator"] = generator
-        opt.zero_grad()
         loss = _loss(model, data, batch, method, settings)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        opt.step()
+        optimizer_step(loss, opt, clip=model.parameters(), max_norm=5.0)
         total += float(loss.detach())
     return total / max(len(batches), 1)
 
