@@ -39,7 +39,7 @@ from factscout.rewrite.policy import (
     rewrite,
     save_policy,
 )
-from factscout.rewrite.train_policy import TrainSettings, train_classifier, train_decision_transformer
+from factscout.training.rewrite import TrainSettings, train_classifier, train_decision_transformer
 from factscout.verify.stance import MODEL_DIR
 
 MEASURES = ("AP@50", "R@50", "RR")

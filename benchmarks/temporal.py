@@ -36,7 +36,7 @@ from factscout.datasets.multifc import load_file
 from factscout.temporal.embeddings import EmbeddingStore
 from factscout.temporal.rankings import METHODS
 from factscout.temporal.timestamps import date_coverage
-from factscout.temporal.train_joint import (
+from factscout.training.temporal import (
     ALL_METHODS,
     DomainResult,
     Example,
@@ -122,7 +122,7 @@ def main() -> None:
     args = parser.parse_args()
     quiet()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    logging.getLogger("factscout.temporal.train_joint").setLevel(logging.WARNING)
+    logging.getLogger("factscout.training.temporal").setLevel(logging.WARNING)
     torch.set_num_threads(args.threads)
     settings = TrainSettings(
         pretrain_epochs=args.pretrain_epochs,

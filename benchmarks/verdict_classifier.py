@@ -6,7 +6,7 @@ evidence retrieved by factscout itself (BM25 over the AVeriTeC BEIR answer pool,
 planner, CombSUM-norm, published-before-claim filter; scores min-max normalised per claim), and a
 logistic-regression head over MiniLM + stance features predicts AVeriTeC's 4 labels. All figures
 are 5-fold cross-validation by claim (stratified, seed 13) on the 3,067 AVeriTeC train claims
-with text, exactly as ``python -m factscout.verify.train_classifier`` computes them.
+with text, exactly as ``factscout train classifier`` computes them.
 
 * Table 1: 4-class accuracy, macro / weighted F1, per-class F1; the classifier as the number of
   evidence passages varies (k = 1, 3, 5, 7, 10, always with the > 0.5 cut; k = 3 is shipped), an
@@ -39,22 +39,22 @@ from _common import RESULTS, machine, markdown_table, publish, quiet
 from factscout.formats.beir import read_claims, read_corpus, read_qrels
 from factscout.records import Claim, Passage
 from factscout.retrieve.encoder import Encoder
-from factscout.verify.classifier import CLASSIFIER_LABELS, MIN_SCORE, QUANTEMP_LABELS, TOP_K, VerdictClassifier
-from factscout.verify.train_classifier import (
+from factscout.training.classifier import (
     FOLDS,
     SEED,
     C,
     Prepared,
     constant_probabilities,
     cross_validate,
+    cv_splits,
     features_for,
     fit_linear,
-    folds_of,
     four_and_three,
     load_averitec_train,
     majority_cv,
     prepare,
 )
+from factscout.verify.classifier import CLASSIFIER_LABELS, MIN_SCORE, QUANTEMP_LABELS, TOP_K, VerdictClassifier
 
 KS = (1, 3, 5, 7, 10)
 COLS4 = ["accuracy", "macro-F1", "weighted-F1", *[f"F1 {lab}" for lab in CLASSIFIER_LABELS]]
@@ -93,7 +93,7 @@ def averitec_cv(args: argparse.Namespace, text: list[str], headline: dict[str, o
     claims, corpus = load_averitec_train()
     encoder = Encoder()
     data = prepare(claims, corpus, encoder=encoder)
-    splits = folds_of(data.labels, FOLDS, SEED)
+    splits = cv_splits(data.labels, FOLDS, SEED)
     systems: dict[str, np.ndarray] = {}
     rows4: list[list[object]] = []
     rows3: list[list[object]] = []

@@ -11,9 +11,10 @@ import pytest
 
 from factscout.errors import DataNotFound, InputError
 from factscout.plan import make_planner, qgen
-from factscout.plan.qgen import EvidencePool, Logistic, QgenPlanner, QueryGenerator, TrainingPair
+from factscout.plan.qgen import Logistic, QgenPlanner, QueryGenerator, TrainingPair
 from factscout.records import Claim
 from factscout.retrieve import build_retriever
+from factscout.training.qgen import EvidencePool, cross_fitted_plans
 
 pytest.importorskip("spacy")
 
@@ -163,7 +164,7 @@ def test_cross_fitting_never_trains_on_a_held_out_claim(monkeypatch):
         return original(self, pairs, evidence)
 
     monkeypatch.setattr(QueryGenerator, "fit", spy)
-    queries = qgen.cross_fitted_plans(claims, folds=2, extra_pairs=PAIRS[:2], dataset="t", evidence=None, neighbours=2)
+    queries = cross_fitted_plans(claims, folds=2, extra_pairs=PAIRS[:2], dataset="t", evidence=None, neighbours=2)
     assert {q.claim_id for q in queries} == {c.claim_id for c in claims}
     assert len(fitted_on) == 2
     planned = {}

@@ -217,21 +217,3 @@ def test_weights_that_do_not_fit_the_backbone_are_a_bad_model(tmp_path: Path) ->
     np.savez(path, **arrays)
     with pytest.raises(BadModel, match="shape"):
         CrossEncoderReranker.load(path)
-
-
-# --- training helpers ----------------------------------------------------------------------------
-
-
-def test_dev_split_keeps_claims_citing_a_common_abstract_together() -> None:
-    from factscout.datasets import Dataset
-    from factscout.rerank.train import split_dev
-
-    claims = tuple(Claim(str(i), f"claim {i}") for i in range(10))
-    qrels = {str(i): {f"d{i // 2}": 1} for i in range(10)}  # claims 2k and 2k+1 cite the same abstract
-    dataset = Dataset("toy", "train", claims, qrels=qrels)
-    train, dev = split_dev(dataset, [c.claim_id for c in claims], 0.3, seed=13)
-    assert sorted(train + dev, key=int) == [str(i) for i in range(10)]
-    assert not set(train) & set(dev)
-    for i in range(0, 10, 2):
-        assert (str(i) in dev) == (str(i + 1) in dev)
-    assert split_dev(dataset, [c.claim_id for c in claims], 0.3, seed=13) == (train, dev)

@@ -32,7 +32,7 @@ from factscout.rewrite.policy import (
     rewrite_all,
     save_policy,
 )
-from factscout.rewrite.train_policy import TrainSettings, main, train_classifier, train_decision_transformer
+from factscout.training.rewrite import TrainSettings, train_classifier, train_decision_transformer
 
 CORPUS = [
     Passage("rel", "rel", "", "Solar panels convert sunlight into electricity."),
@@ -352,13 +352,15 @@ class TestCommandLine:
         rows = [json.loads(line) for line in out.read_text().splitlines()]
         assert [row["text"] for row in rows] == ["report on solar", C3.text, "Rivers to the sea with trains"]
 
-    def test_trainer_main(self, bfs_file, tmp_path, capsys):
-        main(["--trajectories", str(bfs_file), "--out", str(tmp_path / "clf"), "--policy", "classifier",
-              "--encoder", "hashing", "--hidden", "16", "--epochs", "3"])  # fmt: skip
-        assert "wrote classifier policy" in capsys.readouterr().out
+    def test_trainer_sub_command(self, bfs_file, tmp_path):
+        r = CliRunner().invoke(app, ["train", "rewrite", "--trajectories", str(bfs_file), "--out", str(tmp_path / "clf"),
+                                     "--policy", "classifier", "--encoder", "hashing", "--hidden", "16", "--epochs", "3"])  # fmt: skip
+        assert r.exit_code == 0, r.output
+        assert "wrote classifier policy" in r.output
         assert load_policy(tmp_path / "clf").name == "classifier"
-        with pytest.raises(InputError, match="no trajectories file"):
-            main(["--trajectories", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "x")])
+        r = CliRunner().invoke(app, ["train", "rewrite", "--trajectories", str(tmp_path / "none.jsonl"),
+                                     "--out", str(tmp_path / "x")])  # fmt: skip
+        assert r.exit_code == 2 and "no trajectories file" in r.output
 
 
 @pytest.mark.slow

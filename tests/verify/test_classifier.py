@@ -166,7 +166,7 @@ def test_shipped_file_is_tiny_and_pinned_by_the_card():
     digest = hashlib.sha256(MODEL_FILE.read_bytes()).hexdigest()
     card = (MODEL_DIR / "CLASSIFIER_CARD.md").read_text()
     assert digest in card and "CC BY-NC 4.0" in card
-    assert "python -m factscout.verify.train_classifier --out" in card
+    assert "factscout train classifier --out" in card
     metrics = json.loads((MODEL_DIR / "classifier_metrics.json").read_text())
     assert metrics["sha256"] == digest
     with np.load(MODEL_FILE, allow_pickle=False) as data:

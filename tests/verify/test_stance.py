@@ -41,7 +41,7 @@ def test_shipped_file_is_small_and_pinned_by_the_model_card():
     card = (MODEL_DIR / "MODEL_CARD.md").read_text()
     digest = hashlib.sha256(MODEL_FILE.read_bytes()).hexdigest()
     assert digest in card
-    assert "python -m factscout.verify.train_stance --out" in card
+    assert "factscout train stance --out" in card
     assert re.search(r"CC BY 4\.0", card)
 
 

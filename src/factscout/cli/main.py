@@ -29,60 +29,9 @@ app.command()(trajectories.trajectories)
 app.command()(rewrite.rewrite)
 
 
-TRAINERS = {
-    "stance": ("factscout.verify.train_stance", []),
-    "stance-cross": ("factscout.verify.train_cross_stance", []),
-    "rerank": ("factscout.rerank.train", []),
-    "selector": ("factscout.select.train_tagger", []),
-    "classifier": ("factscout.verify.train_classifier", []),
-    "qgen": ("factscout.plan.qgen", ["train"]),
-    "dense": ("factscout.retrieve.train_dense", []),
-    "rewrite": ("factscout.rewrite.train_policy", []),
-}
+from factscout.training.cli import app as train_app  # noqa: E402
 
-
-def _importable(module: str) -> bool:
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
-
-@app.command(
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []},
-)
-@friendly
-def train(
-    ctx: typer.Context,
-    model: Annotated[str, typer.Argument(help=f"which model: {' | '.join(TRAINERS)}")],
-) -> None:
-    """Train one of factscout's models (seeded; writes weights, metrics and a model card).
-
-    Options after MODEL go to that trainer: `factscout train stance --out DIR`;
-    `factscout train stance --help` lists them.
-    """
-    import importlib
-
-    from factscout.errors import UnknownName
-
-    if model in ("--help", "-h"):
-        out.print(f"usage: factscout train {{{','.join(TRAINERS)}}} [TRAINER OPTIONS]; TRAINER --help lists them")
-        return
-    if model not in TRAINERS:
-        raise UnknownName("trainer", model, TRAINERS)
-    module_name, prefix = TRAINERS[model]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            raise UnknownName(
-                "installed trainer", model, [m for m, (n, _) in TRAINERS.items() if _importable(n)]
-            ) from None
-        raise
-    code = module.main([*prefix, *ctx.args])
-    raise typer.Exit(int(code or 0))
+app.add_typer(train_app, name="train")
 
 
 app.command()(demo.demo)

@@ -4,6 +4,7 @@
 LoRA adapters factscout trained over the offline all-MiniLM-L6-v2 (``models/MODEL_CARD.md``).
 """
 
-from factscout.rerank.cross_encoder import MODEL_FILE, BadModel, CrossEncoderReranker, ModelNotFound
+from factscout.errors import BadModel, ModelNotFound
+from factscout.rerank.cross_encoder import MODEL_FILE, CrossEncoderReranker
 
 __all__ = ["MODEL_FILE", "BadModel", "CrossEncoderReranker", "ModelNotFound"]

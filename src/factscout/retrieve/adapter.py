@@ -1,6 +1,6 @@
 """The fine-tuned dense encoder: all-MiniLM-L6-v2 plus factscout's shipped LoRA adapter.
 
-``python -m factscout.retrieve.train_dense`` (``factscout train dense``) fine-tunes the offline
+``factscout train dense`` (:mod:`factscout.training.dense`) fine-tunes the offline
 all-MiniLM-L6-v2 bi-encoder on claim -> evidence pairs with an in-batch sampled softmax (as
 QR-BERT in Quin+, Samarinas et al. 2021) and ships only LoRA adapters (Hu et al. 2022) on the
 attention projections, fp16 in ``models/dense_minilm_lora.npz`` (``models/MODEL_CARD.md``).
@@ -23,14 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from factscout.errors import BadModel, ModelNotFound
 from factscout.nn import sha256_of
-from factscout.rerank.cross_encoder import (
-    FORMAT_VERSION,
-    BadModel,
-    ModelNotFound,
-    read_lora_file,
-    write_lora_arrays,
-)
+from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_arrays
 from factscout.retrieve.encoder import DEFAULT_ENCODER, Encoder
 
 __all__ = [

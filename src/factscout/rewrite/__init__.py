@@ -8,7 +8,7 @@ edit trajectories for offline RL.
 * :mod:`.bfs` — :func:`generate_trajectories`, resumable and parallel over claims;
 * :mod:`.policy` — the decision transformer, one-action classifier, random and original policies
   and ``rewrite(claim, policy, env) -> RewriteTrace`` (imported on demand: it needs torch);
-* :mod:`.train_policy` — ``factscout train rewrite --trajectories bfs.jsonl --policy dt|classifier``.
+* :mod:`factscout.training.rewrite` — ``factscout train rewrite --trajectories bfs.jsonl --policy dt|classifier``.
 """
 
 from factscout.rewrite.actions import (

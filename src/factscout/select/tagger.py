@@ -21,7 +21,7 @@ Design (chosen for 2 CPU cores and no hub):
   Linear -> 3 logits (O, B, I), plus a linear skip from the cosine and flag features (a first
   version without it and with the raw cosine reached only sentence F1 0.27 on held-out claims:
   Adam's small steps never grew a sharp enough cosine weight), trained with cross-entropy
-  (``python -m factscout.select.train_tagger``). A small head over frozen transformer states is
+  (``factscout train selector``). A small head over frozen transformer states is
   the cheap stand-in for fine-tuning the transformer (or LoRA), too slow on 2 CPU cores. A
   BiLSTM head was tried first and dropped: on 2 shared cores its backward pass took 1.2 s per
   batch of 16 windows (about 80 s an epoch), the convolutions a small fraction of that; the
@@ -418,7 +418,7 @@ class BioTagger:
         """Load a head saved by :meth:`save`; by default the one shipped with factscout (offline)."""
         file = Path(path) if path is not None else MODEL_FILE
         if not file.is_file():
-            hint = " (reinstall factscout, or train one: python -m factscout.select.train_tagger --out DIR)"
+            hint = " (reinstall factscout, or train one: factscout train selector --out DIR)"
             raise ModelNotFound(f"no BIO tagger model at {file}{hint if path is None else ''}")
         try:
             with open(file, "rb") as handle, np.load(handle, allow_pickle=False) as data:

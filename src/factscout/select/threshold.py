@@ -27,7 +27,7 @@ from factscout.retrieve.encoder import embed_fn
 from factscout.verify.stance import Sentence
 
 # Tuned on all 809 SciFact train claims: micro sentence F1 0.418 (P 0.307, R 0.654); two-fold
-# cross-validated F1 0.412 (MODEL_CARD.md, "Sentence selection"; train_stance.py reproduces it).
+# cross-validated F1 0.412 (MODEL_CARD.md, "Sentence selection"; `factscout train stance` reproduces it).
 DEFAULT_THRESHOLD = 0.54
 THRESHOLD_GRID: tuple[float, ...] = tuple(round(0.05 + 0.01 * i, 2) for i in range(91))  # 0.05 .. 0.95
 

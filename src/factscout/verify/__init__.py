@@ -5,8 +5,7 @@
 (Reimers & Gurevych 2019) over frozen MiniLM embeddings; ``CountRule()(stances) -> Verdict``
 applies the Quin+ count rule (Samarinas et al. 2021). ``CrossStanceModel`` is the cross-encoder
 alternative (claim and sentence read together; ``factscout check --stance cross``). Training:
-``python -m factscout.verify.train_stance --out DIR`` and ``python -m
-factscout.verify.train_cross_stance --out DIR``.
+``factscout train stance --out DIR`` and ``factscout train stance-cross --out DIR``.
 """
 
 from factscout.verify.cross_stance import CrossStanceModel

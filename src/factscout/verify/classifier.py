@@ -18,7 +18,7 @@ QuanTemp's here do not have any):
   refutes / not-enough-info probabilities aggregated over the evidence (mean, max), cosine and
   retrieval-score statistics and the evidence count.
 * **head**: multinomial logistic regression with balanced class weights over standardised
-  features (trained by ``python -m factscout.verify.train_classifier``), shipped as
+  features (trained by ``factscout train classifier``), shipped as
   ``models/verdict_classifier.npz`` (fp16 weights, float32 standardisation, no pickles;
   ``models/CLASSIFIER_CARD.md``).
 
@@ -259,7 +259,7 @@ class VerdictClassifier:
         """Load a head saved by :meth:`save`; by default the one shipped with factscout (offline)."""
         file = Path(path) if path is not None else MODEL_FILE
         if not file.is_file():
-            hint = " (reinstall factscout, or train one: python -m factscout.verify.train_classifier --out DIR)"
+            hint = " (reinstall factscout, or train one: factscout train classifier --out DIR)"
             raise ModelNotFound(f"no verdict classifier at {file}{hint if path is None else ''}")
         try:
             with np.load(file, allow_pickle=False) as data:

@@ -4,10 +4,10 @@ The SBERT-style head (:class:`~factscout.verify.stance.StanceHead`) compares two
 pooled embeddings, so it barely sees a "not" or a swapped quantity; a cross-encoder lets every
 claim token attend to every sentence token, the way NLI models read a premise and a hypothesis
 (the MNLI-trained RoBERTa that Quin+ uses; Samarinas et al. 2021). No NLI model loads offline
-here, so factscout trains its own over the offline all-MiniLM-L6-v2 backbone (``python -m
-factscout.verify.train_cross_stance --out DIR``) and ships only what differs from it: LoRA
+here, so factscout trains its own over the offline all-MiniLM-L6-v2 backbone (``factscout
+train stance-cross --out DIR``) and ships only what differs from it: LoRA
 adapters on every layer's attention and a linear 3-class head over the joint encoding, fp16 in
-``models/stance_cross_minilm.npz`` (the network is :func:`factscout.rerank.cross_encoder.build_network`
+``models/stance_cross_minilm.npz`` (the network is :func:`factscout.nn.backbone.build_network`
 with ``num_labels=3``).
 
 The model file also carries the count-rule thresholds tuned for its probabilities
@@ -24,16 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from factscout.errors import InputError
-from factscout.rerank.cross_encoder import (
-    FORMAT_VERSION,
-    BadModel,
-    check_batching,
-    network_from_state,
-    read_lora_file,
-    run_pairs,
-    write_lora_file,
-)
+from factscout.errors import BadModel, InputError
+from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_file
+from factscout.nn.backbone import network_from_state
+from factscout.nn.pairs import check_batching, run_pairs
 from factscout.verify.stance import STANCE_LABELS, Sentence, Stance, _softmax, to_stance
 
 if TYPE_CHECKING:

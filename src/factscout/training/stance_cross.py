@@ -1,19 +1,19 @@
-"""Train the stance cross-encoder (``python -m factscout.verify.train_cross_stance --out DIR``).
+"""Train the stance cross-encoder (``factscout train stance-cross --out DIR``).
 
 Recipe (fixed seeds; CPU):
 
 1. SciFact train claims are split exactly as for the stance head
-   (:func:`~factscout.verify.train_stance.split_scifact`, seed 13): the 202 held-out claims are
+   (:func:`~factscout.training.splits.split_scifact`, seed 13): the 202 held-out claims are
    never trained or tuned on. The training part is split again, by claim groups, into a fitting
    part and a dev part (``dev_fraction``) that chooses the epoch and tunes the count rule.
 2. Training pairs: every rationale sentence of the fitting part (SUPPORT -> supports,
    CONTRADICT -> refutes); per claim the ``hard_nei`` non-rationale sentences of its cited
    abstracts most similar to it (MiniLM cosine) and ``random_nei`` others (not enough info);
-   a share of the negation pairs (:func:`~factscout.verify.train_stance.negation_pairs`); and a
+   a share of the negation pairs (:func:`~factscout.training.stance_data.negation_pairs`); and a
    balanced sample of COVID-Fact gold evidence pairs (refuted claims there are counter-claims
    that differ from the evidence in a word or two: the contrast a cross-encoder can learn and
    a pooled bi-encoder cannot).
-3. LoRA adapters + a linear 3-class head (:func:`factscout.rerank.cross_encoder.build_network`
+3. LoRA adapters + a linear 3-class head (:func:`factscout.nn.backbone.build_network`
    with ``num_labels=3``), class-weighted cross-entropy, AdamW with warm-up and linear decay.
    After each epoch the dev part's stance macro-F1 is measured; the best epoch is kept.
 4. The count rule (``min_evidence``, ``min_confidence``) is tuned on the dev part's claims with
@@ -26,12 +26,9 @@ Recipe (fixed seeds; CPU):
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
-import json
 import math
 import random
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -43,30 +40,32 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.nn import sha256_of
+from factscout.nn.lora import LORA_TARGETS
 from factscout.records import Claim
-from factscout.rerank.cross_encoder import LORA_TARGETS
 from factscout.select.threshold import DEFAULT_THRESHOLD
-from factscout.verify.cross_stance import MODEL_FILE, CrossStanceModel
-from factscout.verify.stance import NOT_ENOUGH_INFO, STANCE_LABELS, SUPPORTS, StanceHead
-from factscout.verify.train_stance import (
+from factscout.training.cards import licence_of, write_card, write_metrics
+from factscout.training.loop import adamw_with_warmup, optimizer_step
+from factscout.training.splits import SEED, split_scifact
+from factscout.training.stance_data import (
     LABEL_ID,
-    LICENCES,
     SCIFACT_VERDICT,
-    SEED,
     Embeddings,
     Pair,
+    covidfact_pairs,
+    negation_pairs,
+    scifact_pairs,
+)
+from factscout.training.stance_eval import (
     _per_class_f1,
     _round_tree,
     best_similarity_threshold,
     bootstrap_macro_f1,
     claim_stances,
-    covidfact_pairs,
-    negation_pairs,
-    scifact_pairs,
-    split_scifact,
     stance_eval_set,
     stance_scores,
 )
+from factscout.verify.cross_stance import MODEL_FILE, CrossStanceModel
+from factscout.verify.stance import NOT_ENOUGH_INFO, STANCE_LABELS, SUPPORTS, StanceHead
 from factscout.verify.verdict import VERDICT_LABELS, accuracy, macro_f1, majority_baseline, tune_rule
 
 Say = Callable[[str], None]
@@ -144,7 +143,8 @@ def train_model(
     import torch
     from transformers import AutoTokenizer
 
-    from factscout.rerank.cross_encoder import adamw_with_warmup, backbone_path, build_network, trainable_state
+    from factscout.nn.adapters import trainable_state
+    from factscout.nn.backbone import backbone_path, build_network
 
     if not pairs:
         raise InputError("no training pairs")
@@ -194,11 +194,7 @@ def train_model(
             logits = network(**{k: v.to(device) for k, v in enc.items()})
             target = torch.tensor([p.label for p in batch], dtype=torch.long, device=device)
             loss = torch.nn.functional.cross_entropy(logits, target, weight=weights.to(device))
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            optimizer.step()
-            scheduler.step()
+            optimizer_step(loss, optimizer, scheduler=scheduler, clip=params)
             losses.append(float(loss.detach()))
             step += 1
             if step % 25 == 0 or step == steps:
@@ -350,8 +346,8 @@ def run(out: Path, config: CrossConfig, *, say: Say = _quiet, command: str = "")
             },
         }
     )
-    (out / METRICS_FILE).write_text(json.dumps(report, indent=2) + "\n")
-    (out / CARD_FILE).write_text(model_card(report))
+    write_metrics(out / METRICS_FILE, report)
+    write_card(out / CARD_FILE, model_card(report))
     say(f"wrote {weights} ({report['artifact']['bytes']} bytes) in {report['artifact']['run_seconds']} s")
     return report
 
@@ -387,11 +383,11 @@ def model_card(r: dict[str, Any]) -> str:
         "|---|---|",
         *[f"| {k} | {v:,} |" for k, v in sorted(r["training_pairs"].items())],
         "",
-        f"SciFact ({LICENCES['scifact']}): the held-out split of the stance head "
+        f"SciFact ({licence_of('scifact')}): the held-out split of the stance head "
         f"({r['claims']['heldout']} claims) is never seen; the training part is split into "
         f"{r['claims']['fitting']} fitting and {r['claims']['dev']} dev claims (the dev part picks the epoch and "
         "tunes the count rule). COVID-Fact states no licence "
-        f"({LICENCES['covidfact']}); negation pairs are derived from SciFact.",
+        f"({licence_of('covidfact')}); negation pairs are derived from SciFact.",
         "",
         "Epochs: " + "; ".join(f"epoch {e['epoch']} dev macro-F1 {e['dev_macro_f1']:.3f}" for e in tr["epochs"]),
         "",
@@ -443,42 +439,3 @@ def model_card(r: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m factscout.verify.train_cross_stance", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("--out", type=Path, required=True, help="folder for the weights, model card and metrics")
-    defaults = CrossConfig()
-    parser.add_argument("--epochs", type=int, default=defaults.epochs)
-    parser.add_argument("--lr", type=float, default=defaults.lr)
-    parser.add_argument("--max-length", type=int, default=defaults.max_length)
-    parser.add_argument("--covidfact", type=int, default=defaults.covidfact, help="COVID-Fact pairs (0: none)")
-    parser.add_argument("--max-steps", type=int, default=None, help="stop after this many steps (smoke runs)")
-    parser.add_argument("--limit-claims", type=int, default=None, help="only N claims per part (smoke runs)")
-    parser.add_argument("--seed", type=int, default=SEED)
-    args = parser.parse_args(argv)
-    import torch
-
-    torch.set_num_threads(2)
-    config = CrossConfig(
-        seed=args.seed,
-        epochs=args.epochs,
-        lr=args.lr,
-        max_length=args.max_length,
-        covidfact=args.covidfact,
-        max_steps=args.max_steps,
-        limit_claims=args.limit_claims,
-    )
-
-    def say(msg: str) -> None:
-        print(msg, file=sys.stderr, flush=True)
-
-    command = " ".join(["python -m factscout.verify.train_cross_stance", *(argv if argv is not None else sys.argv[1:])])
-    run(args.out, config, say=say, command=command)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,9 +1,9 @@
 """Train a rewrite policy offline from BFS trajectories (Kazemi et al., AACL 2023, Section 3.3).
 
-    python -m factscout.rewrite.train_policy --trajectories bfs.jsonl --out DIR \\
+    factscout train rewrite --trajectories bfs.jsonl --out DIR \\
         --policy dt|classifier [--reward dense|sparse] [--seed 0]
 
-(also ``factscout train rewrite ...``). The input is the JSONL written by
+The input is the JSONL written by
 :func:`factscout.rewrite.bfs.generate_trajectories`; the output folder holds ``policy.json``
 and ``weights.safetensors`` (see :func:`factscout.rewrite.policy.save_policy`), with the
 training losses and settings recorded under ``training`` in ``policy.json``.
@@ -21,20 +21,17 @@ MiniLM is then trained with the policy at ``--encoder-lr``; about 10x slower on 
 
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
-from factscout.errors import InputError, UnknownName
+from factscout.errors import InputError
 from factscout.nn import require_torch
 from factscout.rewrite.actions import N_ACTIONS, action_mask
-from factscout.rewrite.bfs import Trajectory, read_trajectories
+from factscout.rewrite.bfs import Trajectory
 from factscout.rewrite.policy import (
-    REWARD_MODES,
     STATE_ENCODERS,
     ClassifierConfig,
     DecisionTransformerPolicy,
@@ -43,8 +40,8 @@ from factscout.rewrite.policy import (
     dt_logits,
     masked_logits,
     returns_to_go,
-    save_policy,
 )
+from factscout.training.loop import optimizer_step
 
 log = logging.getLogger(__name__)
 
@@ -174,10 +171,7 @@ def train_decision_transformer(
             logits = dt_logits(net, states, actions[idx], attention[idx], rtg[idx], attention[idx], masks[idx])
             valid = attention[idx]
             loss = torch.nn.functional.cross_entropy(logits[valid], actions[idx][valid])
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-            optimizer.step()
+            optimizer_step(loss, optimizer, clip=net.parameters())
             total += float(loss.item()) * int(valid.sum())
             count += int(valid.sum())
         losses.append(total / count)
@@ -217,9 +211,7 @@ def train_classifier(
             states = frozen[idx] if frozen is not None else policy.embed([claims[i] for i in idx.tolist()])
             logits = masked_logits(net.head(states), masks[idx])
             loss = torch.nn.functional.cross_entropy(logits, targets[idx])
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            optimizer_step(loss, optimizer)
             total += float(loss.item()) * len(idx)
         losses.append(total / len(data))
     net.eval()
@@ -238,65 +230,4 @@ def _notes(settings: TrainSettings, losses: list[float], examples: int, skipped:
     }
 
 
-TRAINERS = {"dt": train_decision_transformer, "classifier": train_classifier}
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--trajectories", type=Path, required=True, help="BFS trajectories JSONL")
-    parser.add_argument("--out", type=Path, required=True, help="folder for policy.json + weights.safetensors")
-    parser.add_argument("--policy", default="dt", help="dt | classifier")
-    parser.add_argument("--reward", default="dense", help="dense | sparse (dt only)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--epochs", type=int, default=30)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=None, help="default 1e-4 (dt), 1e-3 (classifier)")
-    parser.add_argument("--encoder", default="minilm", help="state encoder: minilm | hashing")
-    parser.add_argument("--finetune-encoder", action="store_true", help="train MiniLM with the policy (slow on CPU)")
-    parser.add_argument("--layers", type=int, default=6, help="dt layers")
-    parser.add_argument("--heads", type=int, default=8, help="dt attention heads")
-    parser.add_argument("--hidden", type=int, default=None, help="dt width (768) or classifier hidden units (256)")
-    parser.add_argument("--max-steps", type=int, default=4, help="dt context: edits per trajectory")
-    parser.add_argument(
-        "--threads", type=int, default=None, help="torch CPU threads (1 is fastest for small models on busy cores)"
-    )
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    if args.threads:
-        require_torch("learned rewrite policies").set_num_threads(args.threads)
-    if args.policy not in TRAINERS:
-        raise UnknownName("trainable rewrite policy", args.policy, TRAINERS)
-    if args.reward not in REWARD_MODES:
-        raise UnknownName("reward mode", args.reward, REWARD_MODES)
-    trajectories = read_trajectories(args.trajectories) if args.trajectories.is_file() else None
-    if trajectories is None:
-        raise InputError(f"no trajectories file at {args.trajectories}")
-    if not trajectories:
-        raise InputError(f"{args.trajectories} holds no trajectories")
-    default_lr = 1e-4 if args.policy == "dt" else 1e-3
-    settings = TrainSettings(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr or default_lr, seed=args.seed)
-    result: TrainResult
-    if args.policy == "dt":
-        config = DtConfig(
-            hidden_size=args.hidden or 768,
-            n_layer=args.layers,
-            n_head=args.heads,
-            max_steps=args.max_steps,
-            reward=args.reward,
-            encoder=args.encoder,
-            finetune_encoder=args.finetune_encoder,
-        )
-        result = train_decision_transformer(trajectories, config, settings)
-    else:
-        hidden = 256 if args.hidden is None else args.hidden
-        cconfig = ClassifierConfig(hidden=hidden, encoder=args.encoder, finetune_encoder=args.finetune_encoder)
-        result = train_classifier(trajectories, cconfig, settings)
-    folder = save_policy(result.policy, args.out)
-    print(
-        f"wrote {result.policy.name} policy to {folder}: {result.examples} training sequences, "
-        f"loss {result.losses[0]:.4f} -> {result.losses[-1]:.4f} in {result.seconds:.1f}s"
-    )
-
-
-if __name__ == "__main__":
-    main()
+POLICY_TRAINERS = {"dt": train_decision_transformer, "classifier": train_classifier}

@@ -1,6 +1,6 @@
 """Train the QuanTemp++ verdict classifier (:mod:`factscout.verify.classifier`) on AVeriTeC train.
 
-    python -m factscout.verify.train_classifier --out src/factscout/verify/models
+    factscout train classifier --out src/factscout/verify/models
 
 1. **evidence**: every AVeriTeC train claim is checked by factscout's own retrieval,
    ``Checker(bm25 over the AVeriTeC BEIR answer pool, CheckSettings(planner="claim",
@@ -26,7 +26,6 @@ are also what ``benchmarks/verdict_classifier.py`` runs.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import platform
@@ -43,6 +42,8 @@ from factscout.datasets import load_dataset
 from factscout.errors import InputError
 from factscout.nn import sha256_of
 from factscout.records import Claim, Passage
+from factscout.training.cards import write_card, write_metrics
+from factscout.training.splits import CV_FOLDS, SEED, folds_of, train_test_indices
 from factscout.verify.classifier import (
     AVERITEC_LABELS,
     CLASSIFIER_LABELS,
@@ -61,15 +62,14 @@ from factscout.verify.verdict import NOT_ENOUGH_EVIDENCE, REFUTED, SUPPORTED
 
 log = logging.getLogger(__name__)
 
-SEED = 13
-FOLDS = 5
+FOLDS = CV_FOLDS
 C = 0.1
 DEPTH = 50
 KEEP = 10
 MODEL_NAME = "verdict_classifier.npz"
 METRICS_NAME = "classifier_metrics.json"
 CARD_NAME = "CLASSIFIER_CARD.md"
-COMMAND = "python -m factscout.verify.train_classifier --out src/factscout/verify/models"
+COMMAND = "factscout train classifier --out src/factscout/verify/models"
 
 _GOLD = {
     **{k.lower(): v for k, v in AVERITEC_LABELS.items()},
@@ -232,12 +232,10 @@ def fit_head(x: np.ndarray, y: Sequence[str], *, c: float = C, seed: int = SEED)
     return VerdictClassifier(h.weight, h.bias, h.mean, h.scale)
 
 
-def folds_of(labels: Sequence[str], folds: int = FOLDS, seed: int = SEED) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Stratified ``folds``-fold split by claim (one row per claim), seeded."""
-    from sklearn.model_selection import StratifiedKFold
-
-    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    return [(a, b) for a, b in splitter.split(np.zeros(len(labels)), list(labels))]
+def cv_splits(labels: Sequence[str], folds: int = FOLDS, seed: int = SEED) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(training, held-out) indices of a stratified ``folds``-fold split by claim (one row per
+    claim), seeded (:func:`factscout.training.splits.folds_of` with ``by="label"``)."""
+    return train_test_indices(folds_of(list(range(len(labels))), folds, seed, by="label", labels=labels))
 
 
 def cross_validate(
@@ -306,7 +304,7 @@ def train(out: Path, *, folds: int = FOLDS, seed: int = SEED, c: float = C) -> d
     claims, corpus = load_averitec_train()
     data = prepare(claims, corpus)
     x = features_for(data)
-    splits = folds_of(data.labels, folds, seed)
+    splits = cv_splits(data.labels, folds, seed)
     t = time.perf_counter()
     cv = cross_validate(x, data.labels, splits, c=c)
     rows = {
@@ -362,8 +360,8 @@ def train(out: Path, *, folds: int = FOLDS, seed: int = SEED, c: float = C) -> d
         },
         "machine": f"{platform.machine()}, Python {platform.python_version()}",
     }
-    (out / METRICS_NAME).write_text(json.dumps(metrics, indent=2) + "\n")
-    (out / CARD_NAME).write_text(card(metrics))
+    write_metrics(out / METRICS_NAME, metrics)
+    write_card(out / CARD_NAME, card(metrics))
     return metrics
 
 
@@ -433,22 +431,3 @@ on web evidence.
 The k sweep (1, 3, 5, 7, 10 evidence passages) and the per-claim-type breakdown are in
 `benchmarks/results/verdict_classifier.md` (`python benchmarks/verdict_classifier.py`).
 """
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, required=True, help="folder for the weights, metrics and card")
-    parser.add_argument("--folds", type=int, default=FOLDS)
-    parser.add_argument("--seed", type=int, default=SEED)
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    metrics = train(args.out, folds=args.folds, seed=args.seed)
-    best = metrics["cv"]["classifier (claim + top-3 evidence > 0.5)"]
-    print(
-        f"wrote {args.out / MODEL_NAME} ({metrics['bytes']} bytes, sha256 {metrics['sha256'][:12]}...): "
-        f"CV 4-class macro-F1 {best['4-class']['macro-F1']:.3f}, 3-class {best['3-class']['macro-F1']:.3f}"
-    )
-
-
-if __name__ == "__main__":
-    main()

@@ -29,7 +29,6 @@ from factscout.retrieve.base import PassageStore
 from factscout.retrieve.dense import DenseConfig, DenseRetriever
 from factscout.retrieve.encoder import Encoder
 from factscout.retrieve.hybrid import HybridRetriever
-from factscout.retrieve.train_dense import TrainConfig, batches, main
 
 from ..conftest import TINY
 
@@ -130,20 +129,3 @@ def test_hybrid_uses_the_tuned_dense_side():
     hybrid = HybridRetriever.build(store, dense=DenseConfig(encoder=FINETUNED_ENCODER))
     assert isinstance(hybrid.dense.encoder, FineTunedEncoder)
     assert len(hybrid.search([Query("q", "q", "vaccine report")], 3)[0]) == 3
-
-
-def test_batches_keep_sources_apart_and_cap():
-    pairs = [["scifact", f"c{i}", f"p{i}", [], [f"p{i}"]] for i in range(7)]
-    pairs += [["covidfact", f"d{i}", f"q{i}", [], [f"q{i}"]] for i in range(5)]
-    plan = batches(pairs, TrainConfig(batch_size=3, epochs=2), np.random.default_rng(0))
-    assert sum(len(b) for b in plan) == 24
-    assert all(len({pairs[i][0] for i in b}) == 1 for b in plan)
-    capped = batches(pairs, TrainConfig(batch_size=3, epochs=2, max_train_pairs=4), np.random.default_rng(0))
-    assert 4 <= sum(len(b) for b in capped) <= 6
-
-
-def test_main_help(capsys):
-    with pytest.raises(SystemExit) as info:
-        main(["--help"])
-    assert info.value.code == 0
-    assert "--quick" in capsys.readouterr().out

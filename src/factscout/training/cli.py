@@ -1,0 +1,438 @@
+"""``factscout train <model>``: one typer sub-command per trainer (:data:`~factscout.training.base.TRAINERS`).
+
+Each sub-command parses its options and calls its trainer module, imported only when the
+sub-command runs (``factscout train --help`` needs neither torch nor the data). Option
+defaults are written here as literals so the help needs no trainer import;
+``tests/training/test_cli.py`` checks they equal each trainer's config defaults.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import logging
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+from factscout.errors import FactscoutError, InputError, UnknownName
+from factscout.training.base import TRAINERS
+
+F = TypeVar("F", bound=Callable[..., Any])
+err = Console(stderr=True)
+
+
+class _TrainerGroup(TyperGroup):
+    """Sub-commands in registry order; an unknown one lists the registered trainers."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and not args[0].startswith("-") and args[0] not in self.commands:
+            err.print(
+                f"[bold red]error:[/] {UnknownName('trainer', args[0], TRAINERS)}", highlight=False, soft_wrap=True
+            )
+            raise typer.Exit(2)
+        return super().resolve_command(ctx, args)
+
+
+app = typer.Typer(
+    cls=_TrainerGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    help="Train one of factscout's models (seeded; writes weights, metrics and a model card).",
+)
+
+
+def _friendly(fn: F) -> F:
+    """Turn factscout's errors into one readable line and exit status 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except FactscoutError as exc:
+            err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _command(name: str) -> str:
+    """The command line as the user typed it (``factscout train NAME OPTIONS``), for model cards."""
+    argv = sys.argv[1:]
+    rest = argv[argv.index(name) + 1 :] if name in argv else []
+    return " ".join(["factscout train", name, *rest])
+
+
+def _threads(n: int) -> None:
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(n)
+
+
+def _summary(name: str) -> str:
+    return TRAINERS[name].summary
+
+
+Out = Annotated[Path, typer.Option("--out", help="folder for the weights, model card and metrics")]
+
+
+@app.command("stance", help=f"Train {_summary('stance')}; tune the Quin+ selector and count rule.")
+@_friendly
+def stance(
+    out: Out,
+    sources: Annotated[str, typer.Option(help="comma-separated, from scifact,covidfact,averitec")] = "scifact",
+    hidden: Annotated[int, typer.Option(help="hidden units (0: logistic regression)")] = 256,
+    epochs: Annotated[int, typer.Option()] = 20,
+    lr: Annotated[float, typer.Option()] = 3e-3,
+    seed: Annotated[int, typer.Option()] = 13,
+    no_negation: Annotated[bool, typer.Option("--no-negation", help="no negation-augmented refuting pairs")] = False,
+    ablations: Annotated[
+        bool, typer.Option("--ablations", help="also train the data-source / logistic-regression variants (slower)")
+    ] = False,
+) -> None:
+    from factscout.training.stance import HeadConfig, run
+
+    _threads(2)
+    config = HeadConfig(hidden=hidden, epochs=epochs, lr=lr, seed=seed)
+    run(
+        out,
+        sources=[s.strip() for s in sources.split(",") if s.strip()],
+        config=config,
+        ablations=ablations,
+        negation=not no_negation,
+        seed=seed,
+        say=_say,
+        command=_command("stance"),
+    )
+
+
+@app.command("stance-cross", help=f"Train {_summary('stance-cross')}.")
+@_friendly
+def stance_cross(
+    out: Out,
+    epochs: Annotated[int, typer.Option()] = 2,
+    lr: Annotated[float, typer.Option()] = 1e-3,
+    max_length: Annotated[int, typer.Option("--max-length")] = 96,
+    covidfact: Annotated[int, typer.Option(help="COVID-Fact pairs (0: none)")] = 800,
+    max_steps: Annotated[
+        int | None, typer.Option("--max-steps", help="stop after this many steps (smoke runs)")
+    ] = None,
+    limit_claims: Annotated[
+        int | None, typer.Option("--limit-claims", help="only N claims per part (smoke runs)")
+    ] = None,
+    seed: Annotated[int, typer.Option()] = 13,
+) -> None:
+    from factscout.training.stance_cross import CrossConfig, run
+
+    _threads(2)
+    config = CrossConfig(
+        seed=seed,
+        epochs=epochs,
+        lr=lr,
+        max_length=max_length,
+        covidfact=covidfact,
+        max_steps=max_steps,
+        limit_claims=limit_claims,
+    )
+    run(out, config, say=_say, command=_command("stance-cross"))
+
+
+class RerankStage(str, enum.Enum):
+    ALL = "all"
+    PREPARE = "prepare"
+    FIT = "fit"
+    SCORE = "score"
+    REPORT = "report"
+
+
+@app.command("rerank", help=f"Train, evaluate and ship {_summary('rerank')}.")
+@_friendly
+def rerank(
+    out: Out,
+    quick: Annotated[bool, typer.Option("--quick", help="seconds-long smoke run on the scifact_mini fixture")] = False,
+    seed: Annotated[int, typer.Option()] = 13,
+    epochs: Annotated[float | None, typer.Option()] = None,
+    negatives: Annotated[int | None, typer.Option()] = None,
+    max_length: Annotated[int | None, typer.Option("--max-length")] = None,
+    lr: Annotated[float | None, typer.Option()] = None,
+    stage: Annotated[
+        RerankStage,
+        typer.Option(help="run one stage through --bundle (fit and score need only torch, e.g. on a GPU machine)"),
+    ] = RerankStage.ALL,
+    bundle: Annotated[Path | None, typer.Option(help="the prepared data (JSON) the stages share")] = None,
+    scores: Annotated[
+        Path | None, typer.Option(help="cross-encoder scores (.npz) written by score, read by report")
+    ] = None,
+    splits: Annotated[str, typer.Option(help="what the score stage scores")] = "dev,heldout",
+    note_file: Annotated[
+        Path | None, typer.Option("--note-file", help="report: a paragraph for the model card (how the stages ran)")
+    ] = None,
+    device: Annotated[str, typer.Option(help="torch device for fit and score")] = "cpu",
+    backbone: Annotated[
+        str | None, typer.Option(help="a folder holding the backbone (default: the installed package)")
+    ] = None,
+) -> None:
+    import json
+    from dataclasses import replace
+
+    import numpy as np
+
+    from factscout.rerank.cross_encoder import MODEL_FILE
+    from factscout.training import rerank as trainer
+
+    config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
+    overrides: dict[str, Any] = {"epochs": epochs, "negatives": negatives, "max_length": max_length, "lr": lr}
+    for name, value in overrides.items():
+        if value is not None:
+            config = replace(config, **{name: value})
+    _threads(2)
+    command = _command("rerank")
+    step = stage.value
+    if step == "all":
+        trainer.run(out, config, say=_say, command=command)
+        return
+    if bundle is None:
+        raise typer.BadParameter(f"--stage {step} needs --bundle")
+    weights = out / MODEL_FILE.name
+    if step == "prepare":
+        bundle.parent.mkdir(parents=True, exist_ok=True)
+        bundle.write_text(json.dumps(trainer.prepare(config, _say)))
+        return
+    data = json.loads(bundle.read_text())
+    if step == "fit":
+        trainer.fit(data, config, out, _say, device=device, backbone=backbone)
+    elif step == "score":
+        if scores is None:
+            raise typer.BadParameter("--stage score needs --scores")
+        wanted = [s.strip() for s in splits.split(",") if s.strip()]
+        found = trainer.score(data, weights, config.top_n, _say, splits=wanted, device=device, backbone=backbone)
+        with open(scores, "wb") as f:
+            np.savez(f, **found)  # type: ignore[arg-type]
+    else:
+        if scores is None:
+            raise typer.BadParameter("--stage report needs --scores")
+        with np.load(scores, allow_pickle=False) as npz:
+            found = {k: np.asarray(npz[k]) for k in npz}
+        note = note_file.read_text().strip() if note_file else None
+        trainer.report(data, weights, found, out, command=command, say=_say, note=note)
+
+
+@app.command("selector", help=f"Train, evaluate and ship {_summary('selector')}.")
+@_friendly
+def selector(
+    out: Annotated[Path, typer.Option("--out", help="folder for the weights, MODEL_CARD.md, metrics.json")],
+    quick: Annotated[bool, typer.Option("--quick", help="smoke run: few claims, 3 epochs (not for shipping)")] = False,
+    epochs: Annotated[int | None, typer.Option(help="maximum epochs for model selection")] = None,
+) -> None:
+    from factscout.training.selector import MAX_EPOCHS, TrainConfig, run
+
+    config = TrainConfig(max_epochs=epochs or (3 if quick else MAX_EPOCHS))
+    run(out, quick=quick, config=config)
+
+
+@app.command("classifier", help=f"Train {_summary('classifier')} on AVeriTeC train.")
+@_friendly
+def classifier(
+    out: Annotated[Path, typer.Option("--out", help="folder for the weights, metrics and card")],
+    folds: Annotated[int, typer.Option()] = 5,
+    seed: Annotated[int, typer.Option()] = 13,
+) -> None:
+    from factscout.training.classifier import MODEL_NAME, train
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    metrics = train(out, folds=folds, seed=seed)
+    best = metrics["cv"]["classifier (claim + top-3 evidence > 0.5)"]
+    print(
+        f"wrote {out / MODEL_NAME} ({metrics['bytes']} bytes, sha256 {metrics['sha256'][:12]}...): "
+        f"CV 4-class macro-F1 {best['4-class']['macro-F1']:.3f}, 3-class {best['3-class']['macro-F1']:.3f}"
+    )
+
+
+_QGEN_MODEL = str(Path(__file__).parent.parent / "plan" / "models" / "qgen.json")  # plan.qgen.DEFAULT_MODEL_PATH
+
+
+@app.command("qgen", help=f"Train {_summary('qgen')} on AVeriTeC train + ClaimDecomp dev + QuanTemp test.")
+@_friendly
+def qgen(
+    out: Annotated[str, typer.Option(help="where to write the model JSON")] = _QGEN_MODEL,
+    data: Annotated[str | None, typer.Option(help="data folder (default: $FACTSCOUT_DATA or ../shared/data)")] = None,
+) -> None:
+    from factscout.nn import sha256_of
+    from factscout.training.qgen import train_default
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    path = train_default(out, root=data)
+    logging.getLogger("factscout.training.qgen").info("wrote %s (sha256 %s)", path, sha256_of(path))
+
+
+class DenseStage(str, enum.Enum):
+    ALL = "all"
+    PREPARE = "prepare"
+    FIT = "fit"
+    ENCODE = "encode"
+    REPORT = "report"
+
+
+@app.command("dense", help=f"Fine-tune {_summary('dense')} and measure it on held-out SciFact.")
+@_friendly
+def dense(
+    out: Annotated[Path, typer.Option("--out", help="folder for the adapter, model card and metrics")],
+    quick: Annotated[bool, typer.Option("--quick", help="seconds-long smoke run on the scifact_mini fixture")] = False,
+    seed: Annotated[int, typer.Option()] = 13,
+    epochs: Annotated[int | None, typer.Option()] = None,
+    lr: Annotated[float | None, typer.Option()] = None,
+    batch_size: Annotated[int | None, typer.Option("--batch-size")] = None,
+    hard_negatives: Annotated[int | None, typer.Option("--hard-negatives")] = None,
+    sources: Annotated[str | None, typer.Option(help="comma-separated: scifact[,covidfact][,averitec_beir]")] = None,
+    stage: Annotated[DenseStage, typer.Option()] = DenseStage.ALL,
+    bundle: Annotated[Path | None, typer.Option(help="the prepared data (.json.gz) the stages share")] = None,
+    embeddings: Annotated[
+        Path | None, typer.Option(help="encode: output .npz; report: fine-tuned corpus embeddings")
+    ] = None,
+    base: Annotated[bool, typer.Option("--base", help="encode: without the adapter")] = False,
+    heldout: Annotated[bool, typer.Option("--heldout", help="encode: also score the held-out claims")] = False,
+    adapter: Annotated[
+        Path | None, typer.Option(help="encode/report: the adapter file (default: OUT/dense_minilm_lora.npz)")
+    ] = None,
+    note_file: Annotated[
+        Path | None, typer.Option("--note-file", help="report: a paragraph for the model card")
+    ] = None,
+    device: Annotated[str, typer.Option(help="torch device for fit and encode")] = "cpu",
+    backbone: Annotated[str | None, typer.Option(help="a folder holding the backbone (default: the package)")] = None,
+    threads: Annotated[int, typer.Option(help="torch CPU threads")] = 2,
+) -> None:
+    from dataclasses import replace
+
+    import numpy as np
+
+    from factscout.retrieve.adapter import MODEL_FILE
+    from factscout.training import dense as trainer
+
+    config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
+    overrides: dict[str, Any] = {"epochs": epochs, "lr": lr, "batch_size": batch_size, "hard_negatives": hard_negatives}
+    for name, value in overrides.items():
+        if value is not None:
+            config = replace(config, **{name: value})
+    if sources:
+        config = replace(config, sources=tuple(s.strip() for s in sources.split(",") if s.strip()))
+    _threads(threads)
+    command = _command("dense")
+    step = stage.value
+    adapter_file = adapter or out / MODEL_FILE.name
+    if step == "all":
+        started = time.perf_counter()
+        data = trainer.prepare(config, _say)
+        trainer.fit(data, config, out, _say)
+        trainer.report(data, adapter_file, out, command=command, say=_say, total_seconds=time.perf_counter() - started)
+        return
+    if bundle is None:
+        raise typer.BadParameter(f"--stage {step} needs --bundle")
+    if step == "prepare":
+        trainer.write_bundle(trainer.prepare(config, _say), bundle)
+        return
+    data = trainer.read_bundle(bundle)
+    if step == "fit":
+        trainer.fit(data, config, out, _say, device=device, backbone=backbone)
+    elif step == "encode":
+        if embeddings is None:
+            raise typer.BadParameter("--stage encode needs --embeddings")
+        found = trainer.encode(data, None if base else adapter_file, _say, device=device, backbone=backbone)
+        try:
+            for split in ("dev", "heldout" if heldout else None):
+                if split:
+                    _say(f"{split}: {trainer.score_embeddings(data, found, split)}")
+        except ImportError as exc:  # a GPU machine without the evaluation library
+            _say(f"not scored here ({exc})")
+        embeddings.parent.mkdir(parents=True, exist_ok=True)
+        with open(embeddings, "wb") as f:
+            np.savez(f, **found)  # type: ignore[arg-type]
+    else:
+        note = note_file.read_text().strip() if note_file else None
+        trainer.report(data, adapter_file, out, command=command, say=_say, embeddings=embeddings, note=note)
+
+
+@app.command("rewrite", help=f"Train {_summary('rewrite')} (Kazemi et al., AACL 2023, Section 3.3).")
+@_friendly
+def rewrite(
+    trajectories: Annotated[Path, typer.Option(help="BFS trajectories JSONL")],
+    out: Annotated[Path, typer.Option("--out", help="folder for policy.json + weights.safetensors")],
+    policy: Annotated[str, typer.Option(help="dt | classifier")] = "dt",
+    reward: Annotated[str, typer.Option(help="dense | sparse (dt only)")] = "dense",
+    seed: Annotated[int, typer.Option()] = 0,
+    epochs: Annotated[int, typer.Option()] = 30,
+    batch_size: Annotated[int, typer.Option("--batch-size")] = 32,
+    lr: Annotated[float | None, typer.Option(help="default 1e-4 (dt), 1e-3 (classifier)")] = None,
+    encoder: Annotated[str, typer.Option(help="state encoder: minilm | hashing")] = "minilm",
+    finetune_encoder: Annotated[
+        bool, typer.Option("--finetune-encoder", help="train MiniLM with the policy (slow on CPU)")
+    ] = False,
+    layers: Annotated[int, typer.Option(help="dt layers")] = 6,
+    heads: Annotated[int, typer.Option(help="dt attention heads")] = 8,
+    hidden: Annotated[int | None, typer.Option(help="dt width (768) or classifier hidden units (256)")] = None,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="dt context: edits per trajectory")] = 4,
+    threads: Annotated[
+        int | None, typer.Option(help="torch CPU threads (1 is fastest for small models on busy cores)")
+    ] = None,
+) -> None:
+    from factscout.nn import require_torch
+    from factscout.rewrite.bfs import read_trajectories
+    from factscout.rewrite.policy import REWARD_MODES, ClassifierConfig, DtConfig, save_policy
+    from factscout.training.rewrite import (
+        POLICY_TRAINERS,
+        TrainResult,
+        TrainSettings,
+        train_classifier,
+        train_decision_transformer,
+    )
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if threads:
+        require_torch("learned rewrite policies").set_num_threads(threads)
+    if policy not in POLICY_TRAINERS:
+        raise UnknownName("trainable rewrite policy", policy, POLICY_TRAINERS)
+    if reward not in REWARD_MODES:
+        raise UnknownName("reward mode", reward, REWARD_MODES)
+    found = read_trajectories(trajectories) if trajectories.is_file() else None
+    if found is None:
+        raise InputError(f"no trajectories file at {trajectories}")
+    if not found:
+        raise InputError(f"{trajectories} holds no trajectories")
+    default_lr = 1e-4 if policy == "dt" else 1e-3
+    settings = TrainSettings(epochs=epochs, batch_size=batch_size, lr=lr or default_lr, seed=seed)
+    result: TrainResult
+    if policy == "dt":
+        config = DtConfig(
+            hidden_size=hidden or 768,
+            n_layer=layers,
+            n_head=heads,
+            max_steps=max_steps,
+            reward=reward,  # type: ignore[arg-type]
+            encoder=encoder,
+            finetune_encoder=finetune_encoder,
+        )
+        result = train_decision_transformer(found, config, settings)
+    else:
+        cconfig = ClassifierConfig(
+            hidden=256 if hidden is None else hidden, encoder=encoder, finetune_encoder=finetune_encoder
+        )
+        result = train_classifier(found, cconfig, settings)
+    folder = save_policy(result.policy, out)
+    print(
+        f"wrote {result.policy.name} policy to {folder}: {result.examples} training sequences, "
+        f"loss {result.losses[0]:.4f} -> {result.losses[-1]:.4f} in {result.seconds:.1f}s"
+    )

@@ -1,0 +1,25 @@
+"""The trainer registry: every ``factscout train`` sub-command is registered, and an unknown
+name lists the known ones."""
+
+import importlib
+
+import pytest
+
+from factscout.errors import UnknownName
+from factscout.training.base import TRAINERS, Trainer
+
+NAMES = ["classifier", "dense", "qgen", "rerank", "rewrite", "selector", "stance", "stance-cross"]
+
+
+def test_registry_holds_every_trainer():
+    assert TRAINERS.names() == NAMES
+    for name in NAMES:
+        trainer = TRAINERS[name]
+        assert isinstance(trainer, Trainer) and trainer.name == name and trainer.summary
+        importlib.import_module(trainer.module)
+
+
+def test_unknown_trainer_lists_the_valid_names():
+    with pytest.raises(UnknownName) as info:
+        TRAINERS["stanse"]
+    assert str(info.value) == f"no trainer 'stanse'; known: {', '.join(NAMES)}"
