@@ -14,7 +14,7 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 def quiet() -> None:
     """Benchmarks own the terminal like the CLI does: the same third-party silencing."""
-    from factscout.cli.main import quiet_libraries
+    from factscout.cli.common import quiet_libraries
 
     quiet_libraries()
 

@@ -8,14 +8,12 @@ them. Errors a user can cause are printed as one line (``error: ...``) with exit
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
 from factscout.cli import check, collect, demo, evaluate, index, plan, rewrite, search, serve, trajectories
-from factscout.cli.common import friendly, out, quiet_libraries
+from factscout.training.cli import app as train_app
 
-__all__ = ["app", "main", "quiet_libraries"]  # quiet_libraries: benchmarks/_common.py imports it from here
+__all__ = ["app", "main"]
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Find and judge the evidence for a claim.")
 
@@ -27,13 +25,7 @@ app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options"
 app.command()(check.check)
 app.command()(trajectories.trajectories)
 app.command()(rewrite.rewrite)
-
-
-from factscout.training.cli import app as train_app  # noqa: E402
-
 app.add_typer(train_app, name="train")
-
-
 app.command()(demo.demo)
 app.command()(serve.serve)
 app.command()(collect.collect)
