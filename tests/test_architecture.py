@@ -120,6 +120,13 @@ def test_no_import_cycles_between_packages():
     assert not problems, "package import cycles:\n" + "\n".join(problems)
 
 
+def test_runtime_packages_never_import_scale():
+    """scale/ registers its Ray backends into retrieve/ and rewrite/ (never the other way)."""
+    edges = package_edges()
+    wrong = {edge: files for edge, files in edges.items() if edge in {("retrieve", "scale"), ("rewrite", "scale")}}
+    assert not wrong, wrong
+
+
 def test_no_file_over_500_lines_without_a_reason():
     too_long = []
     for path in sorted(SRC.rglob("*.py")):

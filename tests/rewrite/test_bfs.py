@@ -7,16 +7,10 @@ import pytest
 from factscout.errors import InputError
 from factscout.records import Claim, Passage
 from factscout.retrieve import build_retriever
-from factscout.rewrite.bfs import (
-    BfsConfig,
-    finished_claims,
-    generate_trajectories,
-    improves,
-    manifest_path,
-    read_trajectories,
-    search_claim,
-)
+from factscout.rewrite.bfs import BfsConfig, improves, search_claim
 from factscout.rewrite.environment import SearchEnvironment
+from factscout.rewrite.generate import generate_trajectories
+from factscout.rewrite.trajectories import finished_claims, manifest_path, read_trajectories
 
 CORPUS = [
     Passage("rel", "rel", "", "Solar panels convert sunlight into electricity."),

@@ -15,7 +15,6 @@ from factscout.formats.jsonl import write_jsonl
 from factscout.records import Claim, Passage
 from factscout.retrieve import build_index, build_retriever
 from factscout.rewrite.actions import N_ACTIONS, action_mask
-from factscout.rewrite.bfs import read_trajectories
 from factscout.rewrite.environment import SearchEnvironment
 from factscout.rewrite.policy import (
     ClassifierConfig,
@@ -33,6 +32,7 @@ from factscout.rewrite.policy import (
     save_policy,
 )
 from factscout.rewrite.train_policy import TrainSettings, main, train_classifier, train_decision_transformer
+from factscout.rewrite.trajectories import read_trajectories
 
 CORPUS = [
     Passage("rel", "rel", "", "Solar panels convert sunlight into electricity."),
