@@ -256,7 +256,7 @@ class TestSaveLoad:
         assert make_policy("random", seed=2) == RandomEditPolicy(2)
 
     def test_shipped_policies_by_name(self, trained, tmp_path, monkeypatch):
-        import factscout.rewrite.policy as policy_module
+        import factscout.rewrite.io as policy_module
 
         monkeypatch.setattr(policy_module, "SHIPPED_DIR", tmp_path)
         save_policy(trained.policy, tmp_path / "toy-bm25")

@@ -267,7 +267,6 @@ class LocalShards:
         ]
 
 
-@SHARD_BACKENDS.register("local")
 class LocalShardBackend:
     """Shards built and searched in this process; a saved shard's passages come from ``store``."""
 
@@ -283,6 +282,9 @@ class LocalShardBackend:
         return LocalShards(
             [load_shard(folder, overrides, PassageStore(part)) for folder, part in zip(folders, parts, strict=True)]
         )
+
+
+SHARD_BACKENDS.register("local")(LocalShardBackend())
 
 
 def empty_rankings(queries: Sequence[Query], published_before: dt.date | None) -> list[Ranking]:

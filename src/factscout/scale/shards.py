@@ -130,7 +130,6 @@ class RayShards:
             self._ray.kill(a)
 
 
-@SHARD_BACKENDS.register("ray")
 class RayShardBackend:
     """Shards built as Ray tasks and searched by Ray actors (``ray``: ``auto`` or an address)."""
 
@@ -143,6 +142,9 @@ class RayShardBackend:
         self, store: PassageStore, folders: Sequence[Path], overrides: dict[str, Any], address: str | None
     ) -> RayShards:
         return RayShards(folders, overrides, address=_address(address))
+
+
+SHARD_BACKENDS.register("ray")(RayShardBackend())
 
 
 def _address(address: str | None) -> str:
