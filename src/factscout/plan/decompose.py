@@ -62,7 +62,6 @@ import datetime as dt
 import itertools
 import logging
 import re
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -70,6 +69,7 @@ from typing import TYPE_CHECKING
 from factscout.errors import InputError, MissingDependency
 from factscout.plan.base import PLANNERS, finalize
 from factscout.records import Claim, Query
+from factscout.spacy_models import load_spacy
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -84,31 +84,15 @@ MAX_CHARS = 2000  # longer claims are parsed up to here (the claim query itself 
 KINDS = ("focus", "drop", "topic", "clause", "quantity", "date", "entity")
 _INSTALL_HINT = "pip install 'factscout[nlp]'"
 
-_MODELS: dict[str, Language] = {}
-_LOCK = threading.Lock()
-
 
 def load_nlp(model: str = DEFAULT_MODEL) -> Language:
     """The spaCy pipeline ``model``, loaded once per process."""
-    with _LOCK:
-        nlp = _MODELS.get(model)
-        if nlp is not None:
-            return nlp
-        try:
-            import spacy
-        except ImportError:
-            raise MissingDependency(f"claim decomposition needs spaCy and its English model: {_INSTALL_HINT}") from None
-        names = (model, *FALLBACK_MODELS) if model == DEFAULT_MODEL else (model,)
-        for name in names:
-            try:
-                nlp = spacy.load(name)
-                break
-            except OSError:
-                continue
-        else:
-            raise MissingDependency(f"spaCy model {model!r} is not installed: {_INSTALL_HINT}")
-        _MODELS[model] = nlp
-        return nlp
+    return load_spacy(
+        model,
+        needs="claim decomposition needs spaCy and its English model",
+        fallbacks=FALLBACK_MODELS if model == DEFAULT_MODEL else (),
+        hint=_INSTALL_HINT,
+    )
 
 
 @dataclass(frozen=True, slots=True)
