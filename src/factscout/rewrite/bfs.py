@@ -17,21 +17,9 @@ A trajectory ends where no edit improves the query any more or at the depth limi
 Claims whose original query already reaches the best reward reachable are skipped, as are
 claims without relevant passages.
 
-The trajectory records and their files are in :mod:`.trajectories`; the resumable, parallel
-driver over many claims is in :mod:`.generate`.
-
-Output (:mod:`.trajectories`): a JSONL file with one row per edit step::
-
-    {"claim_id": "12", "sequence": 0, "step": 0, "query": "...", "action": 99,
-     "action_text": "remove 'rose' at 3", "next_query": "...", "reward": 0.21, "next_reward": 0.30}
-
-and a manifest ``<name>.claims.jsonl`` with one row per finished claim (status, original and
-best-reachable reward, number of sequences, candidates scored). Both are appended per claim,
-rows first and the manifest line last, each flushed to disk, so a run stopped at any point
-resumes where it stopped: claims in the manifest are skipped, and rows of a claim that was cut
-off half-way are removed first. Parallel runs (``workers > 1``, processes; or ``ray``: actors on
-a Ray cluster, :mod:`factscout.scale.jobs`) write the same bytes as a run with one worker: results
-are written in claim order, and a claim's result depends only on the claim.
+The trajectory records and their resumable JSONL files (one row per edit step, plus a manifest
+of finished claims) are in :mod:`.trajectories`; the driver over many claims, in processes or on
+Ray actors with the same output as one worker, is in :mod:`.generate`.
 """
 
 from __future__ import annotations
