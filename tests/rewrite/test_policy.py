@@ -6,13 +6,14 @@ import json
 
 import pytest
 import torch
+from helpers import REWRITE_CLAIM, REWRITE_CORPUS
 from typer.testing import CliRunner
 
 from factscout.cli.main import app
 from factscout.errors import DataNotFound, InputError, UnknownName
 from factscout.formats.beir import write_qrels
 from factscout.formats.jsonl import write_jsonl
-from factscout.records import Claim, Passage
+from factscout.records import Claim
 from factscout.retrieve import build_index, build_retriever
 from factscout.rewrite.actions import N_ACTIONS, action_mask
 from factscout.rewrite.environment import SearchEnvironment
@@ -34,19 +35,9 @@ from factscout.rewrite.policy import (
 from factscout.rewrite.train_policy import TrainSettings, main, train_classifier, train_decision_transformer
 from factscout.rewrite.trajectories import read_trajectories
 
-CORPUS = [
-    Passage("rel", "rel", "", "Solar panels convert sunlight into electricity."),
-    Passage("d1", "d1", "", "Annual report: the report of the report committee."),
-    Passage("d2", "d2", "", "A report on the weather report."),
-    Passage("d3", "d3", "", "The report was late."),
-    Passage("f1", "f1", "", "Cats sleep most of the day."),
-    Passage("f2", "f2", "", "Rivers flow to the sea."),
-    Passage("f3", "f3", "", "Bread needs flour and water."),
-    Passage("f4", "f4", "", "Trains run on rails."),
-    Passage("t1", "t1", "", "Trains and rivers carry bread to the sea."),
-]
+CORPUS = REWRITE_CORPUS
 QRELS = {"c1": {"rel": 1}, "c3": {"f2": 1}, "c5": {"t1": 1}}
-C1 = Claim("c1", "Committee report on solar weather")
+C1 = REWRITE_CLAIM
 C3 = Claim("c3", "Trains carry bread to the sea")  # no edit improves it
 C5 = Claim("c5", "Rivers flow to the sea with trains")
 
