@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from factscout.errors import InputError
 from factscout.dates import parse_date
+from factscout.errors import InputError
 
 
 @pytest.mark.parametrize(

@@ -44,11 +44,11 @@ from factscout.datasets.base import (
     register_loader,
     require_file,
 )
+from factscout.dates import date_from_url, parse_date
 from factscout.errors import InputError
 from factscout.formats.beir import read_qrels, write_qrels
 from factscout.formats.jsonl import read_jsonl, write_jsonl
 from factscout.records import Claim, Passage
-from factscout.dates import date_from_url, parse_date
 
 log = logging.getLogger(__name__)
 

@@ -30,10 +30,10 @@ from factscout.datasets.base import (
     register_loader,
     require_file,
 )
+from factscout.dates import parse_date
 from factscout.errors import InputError
 from factscout.formats.jsonl import read_jsonl
 from factscout.records import Claim
-from factscout.dates import parse_date
 
 log = logging.getLogger(__name__)
 

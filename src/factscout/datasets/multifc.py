@@ -44,10 +44,10 @@ from factscout.datasets.base import (
     register_loader,
     require_file,
 )
+from factscout.dates import parse_date
 from factscout.errors import InputError, MissingDependency
 from factscout.formats.jsonl import read_jsonl, write_jsonl
 from factscout.records import Claim, Passage
-from factscout.dates import parse_date
 
 log = logging.getLogger(__name__)
 

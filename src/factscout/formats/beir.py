@@ -11,10 +11,10 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from factscout.dates import parse_date
 from factscout.errors import InputError
 from factscout.formats.jsonl import open_text, read_jsonl, write_atomic, write_jsonl
 from factscout.records import Claim, Passage, Query
-from factscout.dates import parse_date
 
 Qrels = dict[str, dict[str, int]]
 

@@ -31,9 +31,9 @@ from typing import Any, Protocol, runtime_checkable
 
 import httpx
 
+from factscout.dates import parse_date
 from factscout.errors import FactscoutError, InputError
 from factscout.registry import Registry
-from factscout.dates import parse_date
 from factscout.temporal.timestamps import extract_date
 
 EARLIEST = dt.date(1990, 1, 1)
