@@ -9,8 +9,11 @@ edit trajectories for offline RL.
 * :mod:`.trajectories` — trajectory records and their resumable JSONL files;
 * :mod:`.generate` — :func:`generate_trajectories`, resumable and parallel over claims
   (processes, or Ray actors once :mod:`factscout.scale` is imported);
-* :mod:`.policy` — the decision transformer, one-action classifier, random and original policies
-  and ``rewrite(claim, policy, env) -> RewriteTrace`` (imported on demand: it needs torch);
+* :mod:`.base` — the :class:`~.base.RewritePolicy` protocol and ``REWRITE_POLICIES``;
+  :mod:`.policies` the decision transformer, one-action classifier, random and original policies
+  (networks in :mod:`.networks`, state encoders in :mod:`.state`); :mod:`.rewriter`
+  ``rewrite(claim, policy, env) -> RewriteTrace``; :mod:`.io` saved and shipped policies;
+  :mod:`.policy` all of these under one import (imported on demand: the learned ones need torch);
 * :mod:`.train_policy` — ``factscout train rewrite --trajectories bfs.jsonl --policy dt|classifier``.
 """
 
