@@ -26,8 +26,9 @@ from _common import add_data_flags, claims_corpus_qrels, machine, markdown_table
 from factscout.records import Query
 from factscout.retrieve import build_retriever
 from factscout.rewrite.actions import clear_caches, load_nlp, parse, valid_edits, wordnet
-from factscout.rewrite.bfs import BfsConfig, generate_trajectories
+from factscout.rewrite.bfs import BfsConfig
 from factscout.rewrite.environment import SearchEnvironment
+from factscout.rewrite.generate import generate_trajectories
 
 
 def main() -> None:

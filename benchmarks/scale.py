@@ -40,8 +40,9 @@ from factscout.retrieve import build_retriever
 from factscout.retrieve.bm25 import Bm25Config
 from factscout.retrieve.encoder import CORPUS_BATCH, Encoder
 from factscout.retrieve.sharded import build_shards_local, split_passages
-from factscout.rewrite.bfs import BfsConfig, ray_worker
+from factscout.rewrite.bfs import BfsConfig
 from factscout.rewrite.environment import SearchEnvironment
+from factscout.rewrite.generate import ray_worker
 from factscout.scale.encode import encode_on_ray
 from factscout.scale.jobs import map_on_ray
 from factscout.scale.shards import build_shards_ray

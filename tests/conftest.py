@@ -1,10 +1,13 @@
 import datetime as dt
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from factscout.records import Passage
+
+sys.path.insert(0, str(Path(__file__).parent))  # the shared test helpers: `import helpers`
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
 
-from factscout.errors import UnknownName
+from factscout.errors import InputError, UnknownName
 
 T = TypeVar("T")
 
@@ -40,3 +40,17 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         return sorted(self._items)
+
+
+def where_to_run(registry: Registry[T], ray: str | None) -> T:
+    """The backend of ``registry`` that runs work in this process (``ray`` is None: ``local``)
+    or on Ray (``ray``: ``auto`` or a cluster address). The Ray backends live in
+    :mod:`factscout.scale`, which registers them when imported; the runtime packages never
+    import it themselves, so a library caller asking for Ray imports it first."""
+    name = "local" if ray is None else "ray"
+    if name == "ray" and name not in registry:
+        raise InputError(
+            f"no {registry.kind} 'ray' is registered: import factscout.scale first to run on Ray"
+            " (pip install 'factscout[ray]')"
+        )
+    return registry[name]

@@ -23,12 +23,12 @@ import json
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 import pytest
+from helpers import LoopbackHandler, LoopbackServer
 
 from factscout.records import Claim
 
@@ -67,23 +67,9 @@ FILLER = (
 )
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(LoopbackHandler):
     server: FakeWeb
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-    def _send(self, status: int, body: bytes, content_type: str = "text/html; charset=utf-8", **headers: str) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in headers.items():
-                self.send_header(name.replace("_", "-"), value)
-            self.end_headers()
-            self.wfile.write(body)
-        except OSError:
-            pass
+    content_type = "text/html; charset=utf-8"
 
     def do_GET(self) -> None:
         web = self.server
@@ -183,28 +169,17 @@ def _google(entries: list[dict[str, Any]]) -> dict[str, Any]:
 SHAPES = {"/search.json": _serpapi, "/res/v1/web/search": _brave, "/v7.0/search": _bing, "/customsearch/v1": _google}
 
 
-class FakeWeb(ThreadingHTTPServer):
-    daemon_threads = True
-
+class FakeWeb(LoopbackServer):
     def __init__(self, host: str = "127.0.0.1") -> None:
-        super().__init__((host, 0), _Handler)
-        self.host = host
+        super().__init__(_Handler, host)
         self.lock = threading.Lock()
-        self.requests: list[dict[str, Any]] = []
         self.script: dict[str, list[int]] = {}
         self.delays: dict[str, float] = {}
-        self.release = threading.Event()
         self.retry_after = "3"
         self.robots = "User-agent: *\nDisallow: /private/\n"
         self.pages: dict[str, tuple[int, str, bytes]] = {}
         self.index: list[dict[str, Any]] = []
         self.serp: dict[str, list[int]] = {}
-        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-
-    @property
-    def base(self) -> str:
-        return f"http://{self.host}:{self.server_address[1]}"
 
     def page(self, path: str, body: bytes, content_type: str = "text/html; charset=utf-8", status: int = 200) -> str:
         self.pages[path] = (status, content_type, body)
@@ -228,13 +203,6 @@ class FakeWeb(ThreadingHTTPServer):
 
     def searches(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if r["path"] in SHAPES]
-
-    def stop(self) -> None:
-        self.release.set()
-        if self._thread.is_alive():
-            self.shutdown()
-            self._thread.join(timeout=5)
-            self.server_close()
 
 
 @pytest.fixture

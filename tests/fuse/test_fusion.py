@@ -160,3 +160,12 @@ def test_fuse_by_claim_groups_sub_queries():
     runs = [*SUB, R("c2", {"z": 1.0})]
     fused = fuse_by_claim(runs, {"c1": "c1", "c1#1": "c1", "c2": "c2"}, make_fusion("combmax-norm"), k=2)
     assert [(r.query_id, len(r)) for r in fused] == [("c1", 2), ("c2", 1)]
+
+
+def test_bad_fusion_settings_are_input_errors():
+    from factscout.errors import InputError
+
+    with pytest.raises(InputError, match="RRF k must be >= 0"):
+        rrf([Ranking("q", ())], k=-1)
+    with pytest.raises(InputError, match="TOP-1 depth must be >= 1"):
+        top1([Ranking("q", ())], depth=0)

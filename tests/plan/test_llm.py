@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from helpers import LoopbackHandler, LoopbackServer
 
 from factscout.errors import FactscoutError, InputError
 from factscout.plan.llm import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, ChatClient, LlmError, cache_key, strip_reasoning
@@ -17,23 +16,8 @@ CANNED = "1. Is voting fraud widespread in the US?\n2. Is mail-in voting riskier
 MESSAGES = [{"role": "system", "content": "You are a fact-checker."}, {"role": "user", "content": "Claim: X"}]
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(LoopbackHandler):
     server: FakeLlm
-
-    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
-        pass
-
-    def _send(self, status: int, body: bytes, content_type: str = "application/json", **headers: str) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in headers.items():
-                self.send_header(name.replace("_", "-"), value)
-            self.end_headers()
-            self.wfile.write(body)
-        except OSError:  # the client gave up (timeout test)
-            pass
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -66,30 +50,17 @@ class _Handler(BaseHTTPRequestHandler):
             raise AssertionError(f"unknown fake mode {mode!r}")
 
 
-class FakeLlm(ThreadingHTTPServer):
+class FakeLlm(LoopbackServer):
     """An OpenAI chat endpoint on 127.0.0.1 that follows a per-test script of behaviours."""
 
-    daemon_threads = True
-
     def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(_Handler)
         self.script: list[str] = []
         self.answer: str | Callable[[dict[str, Any]], str] = CANNED
-        self.requests: list[dict[str, Any]] = []
-        self.release = threading.Event()
-        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
-
-    def stop(self) -> None:
-        if self._thread.is_alive():
-            self.release.set()
-            self.shutdown()
-            self._thread.join(timeout=5)
-            self.server_close()
+        return f"{self.base}/v1"
 
 
 @pytest.fixture

@@ -3,54 +3,23 @@
 import json
 
 import pytest
+from helpers import BFS_CLAIMS, BFS_QRELS, REWRITE_CLAIM, REWRITE_CORPUS, bfs_environment
 
 from factscout.errors import InputError
-from factscout.records import Claim, Passage
-from factscout.retrieve import build_retriever
-from factscout.rewrite.bfs import (
-    BfsConfig,
-    finished_claims,
-    generate_trajectories,
-    improves,
-    manifest_path,
-    read_trajectories,
-    search_claim,
-)
-from factscout.rewrite.environment import SearchEnvironment
+from factscout.records import Claim
+from factscout.rewrite.bfs import BfsConfig, improves, search_claim
+from factscout.rewrite.generate import generate_trajectories
+from factscout.rewrite.trajectories import finished_claims, manifest_path, read_trajectories
 
-CORPUS = [
-    Passage("rel", "rel", "", "Solar panels convert sunlight into electricity."),
-    Passage("d1", "d1", "", "Annual report: the report of the report committee."),
-    Passage("d2", "d2", "", "A report on the weather report."),
-    Passage("d3", "d3", "", "The report was late."),
-    Passage("f1", "f1", "", "Cats sleep most of the day."),
-    Passage("f2", "f2", "", "Rivers flow to the sea."),
-    Passage("f3", "f3", "", "Bread needs flour and water."),
-    Passage("f4", "f4", "", "Trains run on rails."),
-    Passage("t1", "t1", "", "Trains and rivers carry bread to the sea."),
-]
+CORPUS = REWRITE_CORPUS
 # BM25 ranks the claim d2, d1, rel (AP 1/3); removing "Committee" or "weather" gives 1/2, both 1.
-CLAIM = Claim("c1", "Committee report on solar weather")
-QRELS = {
-    "c1": {"rel": 1},
-    "c2": {"rel": 1},  # already first: skipped
-    "c3": {"f2": 1},
-    "c4": {"f3": 1},
-    "c5": {"t1": 1},
-}
-CLAIMS = [
-    CLAIM,
-    Claim("c2", "sunlight"),
-    Claim("c3", "Trains carry bread to the sea"),
-    Claim("c4", "Bread and water on rails"),
-    Claim("c5", "Rivers flow to the sea with trains"),
-    Claim("c6", "no judgements for this one"),
-]
+CLAIM = REWRITE_CLAIM
+QRELS = BFS_QRELS
+CLAIMS = BFS_CLAIMS
 NO_RANDOM = BfsConfig(random_prune=0.0)
 
 
-def make_env() -> SearchEnvironment:
-    return SearchEnvironment(build_retriever(CORPUS, "bm25"), QRELS)
+make_env = bfs_environment
 
 
 @pytest.fixture(scope="module")

@@ -3,13 +3,15 @@ the per-query cache and batching."""
 
 import datetime as dt
 import random
+from dataclasses import replace
 
 import pytest
+from helpers import REWRITE_CLAIM, REWRITE_CORPUS
 
 from factscout.errors import InputError, UnknownName
 from factscout.evaluate import evaluate
 from factscout.evaluate.measures import Measure
-from factscout.records import Claim, Passage, Ranking
+from factscout.records import Claim, Ranking
 from factscout.retrieve import build_retriever
 from factscout.rewrite.environment import (
     SearchEnvironment,
@@ -19,17 +21,9 @@ from factscout.rewrite.environment import (
     reciprocal_rank,
 )
 
-CORPUS = [
-    Passage("rel", "rel", "", "Solar panels convert sunlight into electricity.", dt.date(2020, 1, 1)),
-    Passage("d1", "d1", "", "Annual report: the report of the report committee."),
-    Passage("d2", "d2", "", "A report on the weather report."),
-    Passage("d3", "d3", "", "The report was late."),
-    Passage("f1", "f1", "", "Cats sleep most of the day."),
-    Passage("f2", "f2", "", "Rivers flow to the sea."),
-    Passage("f3", "f3", "", "Bread needs flour and water."),
-    Passage("f4", "f4", "", "Trains run on rails."),
-]
-CLAIM = Claim("c1", "Committee report on solar weather")
+# the rewrite corpus without t1, its relevant passage dated
+CORPUS = [replace(REWRITE_CORPUS[0], published=dt.date(2020, 1, 1)), *REWRITE_CORPUS[1:8]]
+CLAIM = REWRITE_CLAIM
 QUERY = CLAIM.text  # BM25 ranks it d2, d1, rel, d3
 
 

@@ -6,16 +6,16 @@ import json
 
 import pytest
 import torch
+from helpers import REWRITE_CLAIM, REWRITE_CORPUS
 from typer.testing import CliRunner
 
 from factscout.cli.main import app
 from factscout.errors import DataNotFound, InputError, UnknownName
 from factscout.formats.beir import write_qrels
 from factscout.formats.jsonl import write_jsonl
-from factscout.records import Claim, Passage
+from factscout.records import Claim
 from factscout.retrieve import build_index, build_retriever
 from factscout.rewrite.actions import N_ACTIONS, action_mask
-from factscout.rewrite.bfs import read_trajectories
 from factscout.rewrite.environment import SearchEnvironment
 from factscout.rewrite.policy import (
     ClassifierConfig,
@@ -32,21 +32,12 @@ from factscout.rewrite.policy import (
     rewrite_all,
     save_policy,
 )
+from factscout.rewrite.trajectories import read_trajectories
 from factscout.training.rewrite import TrainSettings, train_classifier, train_decision_transformer
 
-CORPUS = [
-    Passage("rel", "rel", "", "Solar panels convert sunlight into electricity."),
-    Passage("d1", "d1", "", "Annual report: the report of the report committee."),
-    Passage("d2", "d2", "", "A report on the weather report."),
-    Passage("d3", "d3", "", "The report was late."),
-    Passage("f1", "f1", "", "Cats sleep most of the day."),
-    Passage("f2", "f2", "", "Rivers flow to the sea."),
-    Passage("f3", "f3", "", "Bread needs flour and water."),
-    Passage("f4", "f4", "", "Trains run on rails."),
-    Passage("t1", "t1", "", "Trains and rivers carry bread to the sea."),
-]
+CORPUS = REWRITE_CORPUS
 QRELS = {"c1": {"rel": 1}, "c3": {"f2": 1}, "c5": {"t1": 1}}
-C1 = Claim("c1", "Committee report on solar weather")
+C1 = REWRITE_CLAIM
 C3 = Claim("c3", "Trains carry bread to the sea")  # no edit improves it
 C5 = Claim("c5", "Rivers flow to the sea with trains")
 
@@ -256,7 +247,7 @@ class TestSaveLoad:
         assert make_policy("random", seed=2) == RandomEditPolicy(2)
 
     def test_shipped_policies_by_name(self, trained, tmp_path, monkeypatch):
-        import factscout.rewrite.policy as policy_module
+        import factscout.rewrite.io as policy_module
 
         monkeypatch.setattr(policy_module, "SHIPPED_DIR", tmp_path)
         save_policy(trained.policy, tmp_path / "toy-bm25")

@@ -7,20 +7,20 @@ import datetime as dt
 import os
 import shutil
 import signal
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from helpers import BFS_CLAIMS, bfs_environment
 
+import factscout.scale  # noqa: F401  (registers the Ray backends the library calls below ask for)
 from factscout.records import Query
 from factscout.retrieve import build_retriever, load_index, save_index
 from factscout.retrieve.index import read_manifest
 from factscout.retrieve.sharded import shard_of
-from factscout.rewrite.bfs import BfsConfig, generate_trajectories
+from factscout.rewrite import BfsConfig, generate_trajectories
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "rewrite"))
-from test_bfs import CLAIMS, make_env
+CLAIMS, make_env = BFS_CLAIMS, bfs_environment
 
 pytestmark = pytest.mark.ray
 

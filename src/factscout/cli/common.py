@@ -82,9 +82,21 @@ def read_claims(path: Path) -> list[Any]:
     return items
 
 
+def _register_ray(value: str | None) -> str | None:
+    """``--ray`` given: import factscout.scale, which registers the Ray backends."""
+    if value is not None:
+        import factscout.scale  # noqa: F401
+
+    return value
+
+
 RayOption = Annotated[
     str | None,
-    typer.Option("--ray", help="run on Ray: 'auto' (RAY_ADDRESS, the cluster started here, or a local one) or ADDRESS"),
+    typer.Option(
+        "--ray",
+        help="run on Ray: 'auto' (RAY_ADDRESS, the cluster started here, or a local one) or ADDRESS",
+        callback=_register_ray,
+    ),
 ]
 
 

@@ -7,9 +7,8 @@ offline encoder (all-MiniLM-L6-v2: int8 ONNX when installed, else the fp32 model
 with an empty snippet is scored on its title.
 
 The encoder runs one thread: the batches here are small (a query and its ten snippets), and on
-shared cores extra threads spin-wait for a busy core (as for ``factscout serve --threads``):
-MultiFC snippets in batches of 11 encoded at 12 texts/s with one ONNX thread and 8 with two, on
-2 cores at load average 5.5.
+shared cores extra threads spin-wait for a busy core (as for ``factscout serve --threads``), so
+a second thread makes such batches slower, not faster.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -372,7 +372,3 @@ def compare_snapshots(old: Snapshot | str | os.PathLike[str], new: Snapshot | st
         compared["search"], tuple(searches), compared["page"], tuple(pages_changed), tuple(outcomes),
         tuple(only_old), tuple(only_new),
     )  # fmt: skip
-
-
-def entries_of(snap: Snapshot, kind: str) -> Iterable[Entry]:
-    return (snap.entries[k] for k in sorted(snap.entries) if k[0] == kind)

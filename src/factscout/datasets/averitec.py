@@ -17,7 +17,7 @@ Three loaders:
     claim to its own answers. The question an answer belongs to stays out of the passage (it is
     metadata in the file): putting it in would leak the gold decomposition into retrieval.
     Passages carry the answer's ``source_url`` and, when that URL's path holds a full date
-    (``/2020/aug/26/``; about 12% of the pool), that date as ``published``. The archive.org
+    (``/2020/aug/26/``; a minority of the pool), that date as ``published``. The archive.org
     capture date is never used: it is when the page was saved, usually after the claim.
 
 Claim metadata: ``label``, ``questions`` (the gold question strings), ``speaker``,

@@ -37,10 +37,6 @@ def read_run(path: str | os.PathLike[str]) -> list[Ranking]:
     return [Ranking(qid, tuple(h)) for qid, h in hits.items()]
 
 
-def run_as_dict(rankings: Iterable[Ranking]) -> dict[str, dict[str, float]]:
-    return {r.query_id: r.scores() for r in rankings}
-
-
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read qrels in TREC (4 columns) or BEIR (3 columns, tab-separated) form."""
     with open_text(path) as f:

@@ -8,10 +8,9 @@ simplest learner that can find "trust the claim more" or "later sub-queries are 
 weights are saved as JSON.
 
 The shipped ``learned_weights.json`` (what ``--fusion learned`` uses without ``--fusion-weights``)
-was fitted for nDCG@10 on the ``decompose`` plans of the 3,067 AVeriTeC train claims, BM25 over
-their gold-answer pool: CombSUM, claim weight 2.0, decay 0.9, min-max (nDCG@10 0.402 on those
-same claims, against 0.400 for unweighted CombSUM-norm; the cross-validated comparison over
-oracle queries is the README's Table A). Refit with ``benchmarks/query_planning.py --save-learned``.
+was fitted for nDCG@10 on the ``decompose`` plans of the AVeriTeC train claims, BM25 over their
+gold-answer pool (the settings are in the file; the cross-validated comparison is in the README's
+results). Refit with ``benchmarks/query_planning.py --save-learned``.
 """
 
 from __future__ import annotations

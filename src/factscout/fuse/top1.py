@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from factscout.errors import InputError
 from factscout.fuse.base import plan_order
 from factscout.fuse.normalize import min_max
 from factscout.records import Hit, Ranking
@@ -17,7 +18,7 @@ from factscout.records import Hit, Ranking
 
 def top1(rankings: Sequence[Ranking], *, depth: int = 1, query_id: str | None = None) -> Ranking:
     if depth < 1:
-        raise ValueError(f"TOP-1 depth must be >= 1, got {depth}")
+        raise InputError(f"TOP-1 depth must be >= 1, got {depth}")
     best: dict[str, tuple[float, float]] = {}
     finders: dict[str, set[str]] = {}
     runs = plan_order(rankings)

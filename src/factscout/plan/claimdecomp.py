@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from factscout.errors import DataNotFound, InputError, MissingDependency
-from factscout.plan.base import PLANNERS, finalize
-from factscout.plan.llm import ChatClient, claim_speaker, strip_reasoning
-from factscout.records import Claim, Query
+from factscout.plan.base import PLANNERS
+from factscout.plan.llm import ChatClient, LlmPlanner, claim_speaker, spoken_date, strip_reasoning
+from factscout.records import Claim
 
 if TYPE_CHECKING:
     import numpy as np
@@ -217,17 +217,13 @@ SYSTEM_PROMPT = (
 )
 
 
-def _format_date(date: dt.date) -> str:
-    return f"{date:%B} {date.day}, {date.year}"
-
-
 def format_claim(text: str, speaker: str | None = None, date: dt.date | None = None) -> str:
     """The user turn for one claim: the claim, then its speaker and date when known."""
     lines = [f"Claim: {' '.join(text.split())}"]
     if speaker:
         lines.append(f"Speaker: {speaker}")
     if date is not None:
-        lines.append(f"Date: {_format_date(date)}")
+        lines.append(f"Date: {spoken_date(date)}")
     lines.append("Questions:")
     return "\n".join(lines)
 
@@ -396,18 +392,17 @@ def parse_questions(text: str, max_questions: int | None = None) -> list[str]:
 
 
 @PLANNERS.register("claimdecomp")
-class ClaimDecompPlanner:
+class ClaimDecompPlanner(LlmPlanner):
     """ClaimDecomp-style yes/no sub-questions from an LLM (Chen et al. 2022) as search queries.
 
-    ``client`` defaults to :meth:`ChatClient.from_env` (``FACTSCOUT_LLM_*``; ``base_url`` and
-    ``model`` override the env), created on the first :meth:`plan`, so building the planner
-    needs no endpoint. ``n_examples`` in-context examples are picked per claim by ``selector``
-    (default: MiniLM similarity over ClaimDecomp dev). A plan has the claim first (unless
-    ``include_claim=False``) and at most ``max_queries`` sub-questions; an endpoint failure
-    raises :class:`~factscout.plan.llm.LlmError`.
+    The client, ``max_queries``, ``include_claim`` and the plan come from
+    :class:`~factscout.plan.llm.LlmPlanner`. ``n_examples`` in-context examples are picked per
+    claim by ``selector`` (default: MiniLM similarity over ClaimDecomp dev); a plan has at most
+    ``max_queries`` sub-questions.
     """
 
     name = "claimdecomp"
+    finds = "questions"
 
     def __init__(
         self,
@@ -422,29 +417,13 @@ class ClaimDecompPlanner:
     ) -> None:
         if not isinstance(n_examples, int) or n_examples < 0:
             raise InputError(f"n_examples must be an integer >= 0, got {n_examples!r}")
-        if not isinstance(max_queries, int) or max_queries < 1:
-            raise InputError(f"max_queries must be an integer >= 1, got {max_queries!r}")
-        self._client = client
-        self._overrides = {k: v for k, v in (("base_url", base_url), ("model", model)) if v}
+        super().__init__(client, max_queries=max_queries, include_claim=include_claim, base_url=base_url, model=model)
         self.n_examples = n_examples
-        self.max_queries = max_queries
-        self.include_claim = include_claim
         self.selector = selector if selector is not None else ExampleSelector()
-
-    @property
-    def client(self) -> ChatClient:
-        if self._client is None:
-            self._client = ChatClient.from_env(**self._overrides)
-        return self._client
 
     def messages(self, claim: Claim) -> list[dict[str, str]]:
         """The chat sent for ``claim`` (useful to inspect or log the prompt)."""
         return build_messages(claim, self.selector.select(claim, self.n_examples))
 
-    def plan(self, claim: Claim) -> list[Query]:
-        client = self.client
-        answer = client.complete(self.messages(claim))
-        questions = parse_questions(answer, self.max_queries)
-        if not questions:
-            log.warning("claimdecomp: no questions in the answer for claim %s: %.200r", claim.claim_id, answer)
-        return finalize(claim, questions, self.name, include_claim=self.include_claim)
+    def parse(self, answer: str) -> list[str]:
+        return parse_questions(answer, self.max_queries)

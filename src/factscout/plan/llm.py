@@ -17,11 +17,12 @@ Configuration comes from arguments or from the environment:
 Every answer is cached under ``$FACTSCOUT_CACHE/llm/<sha256>.json``, keyed by the model, the
 messages and the temperature (not the endpoint URL, so moving a model to another server keeps
 its cache). A rerun of an experiment therefore gives the same queries and needs no running
-endpoint.
+endpoint. :class:`LlmPlanner` is the planner plumbing they share (client, settings, plan).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import logging
@@ -36,7 +37,8 @@ from typing import Any
 import httpx
 
 from factscout.errors import FactscoutError, InputError
-from factscout.records import Claim
+from factscout.plan.base import finalize
+from factscout.records import Claim, Query
 
 log = logging.getLogger(__name__)
 
@@ -332,3 +334,60 @@ def claim_speaker(claim: Claim) -> str | None:
         if isinstance(value, str) and value.strip():
             return " ".join(value.split())
     return None
+
+
+def spoken_date(date: dt.date) -> str:
+    """A claim's date as the prompts write it: ``March 30, 2020``."""
+    return f"{date:%B} {date.day}, {date.year}"
+
+
+class LlmPlanner:
+    """The plumbing the LLM planners share: settings, a lazily created client, and the plan
+    (prompt, parse, the claim first). A subclass sets ``name`` and ``finds`` (what its answers
+    hold, for the log) and writes :meth:`messages` and :meth:`parse`.
+
+    ``client`` defaults to :meth:`ChatClient.from_env` (``FACTSCOUT_LLM_*``; ``base_url`` and
+    ``model`` override the env), created on the first :meth:`plan`, so building a planner needs
+    no endpoint. A plan has the claim first (unless ``include_claim=False``) and at most
+    ``max_queries`` queries from the answer; an endpoint failure raises :class:`LlmError`.
+    """
+
+    name = ""
+    finds = "queries"
+
+    def __init__(
+        self,
+        client: ChatClient | None = None,
+        *,
+        max_queries: int,
+        include_claim: bool = True,
+        base_url: str | None = None,
+        model: str | None = None,
+    ) -> None:
+        if not isinstance(max_queries, int) or max_queries < 1:
+            raise InputError(f"max_queries must be an integer >= 1, got {max_queries!r}")
+        self._client = client
+        self._overrides = {k: v for k, v in (("base_url", base_url), ("model", model)) if v}
+        self.max_queries = max_queries
+        self.include_claim = include_claim
+
+    @property
+    def client(self) -> ChatClient:
+        if self._client is None:
+            self._client = ChatClient.from_env(**self._overrides)
+        return self._client
+
+    def messages(self, claim: Claim) -> list[dict[str, str]]:
+        """The chat sent for ``claim`` (useful to inspect or log the prompt)."""
+        raise NotImplementedError
+
+    def parse(self, answer: str) -> list[str]:
+        """The queries in the model's answer, at most ``max_queries``."""
+        raise NotImplementedError
+
+    def plan(self, claim: Claim) -> list[Query]:
+        answer = self.client.complete(self.messages(claim))
+        queries = self.parse(answer)
+        if not queries:
+            log.warning("%s: no %s in the answer for claim %s: %.200r", self.name, self.finds, claim.claim_id, answer)
+        return finalize(claim, queries, self.name, include_claim=self.include_claim)

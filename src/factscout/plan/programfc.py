@@ -19,15 +19,13 @@ is prompted through :mod:`factscout.plan.llm`.
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import re
 
-from factscout.errors import InputError
-from factscout.plan.base import PLANNERS, finalize
+from factscout.plan.base import PLANNERS
 from factscout.plan.claimdecomp import DEFAULT_MAX_QUERIES, parse_questions
-from factscout.plan.llm import ChatClient, claim_speaker, strip_reasoning
-from factscout.records import Claim, Query
+from factscout.plan.llm import ChatClient, LlmPlanner, claim_speaker, spoken_date, strip_reasoning
+from factscout.records import Claim
 
 log = logging.getLogger(__name__)
 
@@ -74,10 +72,6 @@ def program():
 """
 
 
-def _format_date(date: dt.date) -> str:
-    return f"{date:%B} {date.day}, {date.year}"
-
-
 def program_header(claim: Claim) -> str:
     """The comment lines that introduce ``claim``, as in the examples (speaker and date when known)."""
     text = " ".join(claim.text.split())
@@ -88,7 +82,7 @@ def program_header(claim: Claim) -> str:
         if speaker:
             said += f" by {speaker}"
         if claim.date is not None:
-            said += f" on {_format_date(claim.date)}"
+            said += f" on {spoken_date(claim.date)}"
         lines.append(said + ".")
     return "\n".join(lines)
 
@@ -177,17 +171,15 @@ def parse_program(text: str, max_queries: int | None = None) -> list[str]:
 
 
 @PLANNERS.register("programfc")
-class ProgramFcPlanner:
+class ProgramFcPlanner(LlmPlanner):
     """ProgramFC-style reasoning-program steps from an LLM (Pan et al. 2023) as search queries.
 
-    ``client`` defaults to :meth:`ChatClient.from_env` (``FACTSCOUT_LLM_*``; ``base_url`` and
-    ``model`` override the env), created on the first :meth:`plan`, so building the planner
-    needs no endpoint. A plan has the claim first (unless ``include_claim=False``) and at most
-    ``max_queries`` program steps; an endpoint failure raises
-    :class:`~factscout.plan.llm.LlmError`.
+    The client, ``max_queries``, ``include_claim`` and the plan come from
+    :class:`~factscout.plan.llm.LlmPlanner`; a plan has at most ``max_queries`` program steps.
     """
 
     name = "programfc"
+    finds = "program steps"
 
     def __init__(
         self,
@@ -198,26 +190,11 @@ class ProgramFcPlanner:
         base_url: str | None = None,
         model: str | None = None,
     ) -> None:
-        if not isinstance(max_queries, int) or max_queries < 1:
-            raise InputError(f"max_queries must be an integer >= 1, got {max_queries!r}")
-        self._client = client
-        self._overrides = {k: v for k, v in (("base_url", base_url), ("model", model)) if v}
-        self.max_queries = max_queries
-        self.include_claim = include_claim
-
-    @property
-    def client(self) -> ChatClient:
-        if self._client is None:
-            self._client = ChatClient.from_env(**self._overrides)
-        return self._client
+        super().__init__(client, max_queries=max_queries, include_claim=include_claim, base_url=base_url, model=model)
 
     def messages(self, claim: Claim) -> list[dict[str, str]]:
         """The chat sent for ``claim``."""
         return build_messages(claim)
 
-    def plan(self, claim: Claim) -> list[Query]:
-        answer = self.client.complete(self.messages(claim))
-        steps = parse_program(answer, self.max_queries)
-        if not steps:
-            log.warning("programfc: no program steps in the answer for claim %s: %.200r", claim.claim_id, answer)
-        return finalize(claim, steps, self.name, include_claim=self.include_claim)
+    def parse(self, answer: str) -> list[str]:
+        return parse_program(answer, self.max_queries)

@@ -21,9 +21,10 @@ import numpy as np
 
 from factscout.errors import BadIndex, InputError, MissingDependency
 from factscout.records import Query, Ranking
+from factscout.registry import where_to_run
 from factscout.retrieve.adapter import FINETUNED_ENCODER, FineTunedEncoder, is_shipped, make_encoder
 from factscout.retrieve.base import PassageStore, check_k, check_undated, rankings_from_arrays
-from factscout.retrieve.encoder import CORPUS_BATCH, DEFAULT_ENCODER, Encoder
+from factscout.retrieve.encoder import CORPUS_BATCH, CORPUS_ENCODERS, DEFAULT_ENCODER, Encoder
 
 
 def _faiss():  # type: ignore[no-untyped-def]
@@ -82,12 +83,7 @@ def encode_store(
         )
     elif config.adapter_sha256 is not None:
         config = replace(config, adapter_sha256=None)
-    if ray is None:
-        encode = functools.partial(encoder.encode_corpus, batch=config.encode_batch)
-    else:
-        from factscout.scale.encode import encode_on_ray
-
-        encode = functools.partial(encode_on_ray, encoder, batch=config.encode_batch, address=ray)
+    encode = functools.partial(where_to_run(CORPUS_ENCODERS, ray), encoder, batch=config.encode_batch, address=ray)
     vectors = encoder.encode_cached([p.contents for p in store.passages], show_progress=show_progress, encode=encode)
     if len(vectors) == 0:
         vectors = np.zeros((0, encoder.dimension), dtype=np.float32)

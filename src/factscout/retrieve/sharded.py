@@ -22,7 +22,7 @@ the single index's top k. The date filter applies inside each shard; the shards'
 add up to the single index's.
 
 Failure. Shards are searched through a pool: :class:`LocalShards` in this process, or Ray
-actors (:mod:`factscout.scale.shards`) that Ray restarts when they die, retrying the query. A
+actors (registered as the ``ray`` shard backend by :mod:`factscout.scale`) that Ray restarts when they die, retrying the query. A
 shard that still cannot answer is named in the ranking's ``missing_shards`` (``partial``):
 never silently fewer results.
 
@@ -46,6 +46,7 @@ import numpy as np
 from factscout.errors import BadIndex, InputError
 from factscout.formats.beir import read_corpus, write_corpus
 from factscout.records import DateFilterStats, Passage, Query, Ranking
+from factscout.registry import Registry, where_to_run
 from factscout.retrieve.base import PassageStore, check_k
 from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever, _stemmer
 
@@ -233,6 +234,23 @@ class ShardPool(Protocol):
     ) -> list[list[Ranking] | None]: ...
 
 
+class ShardBackend(Protocol):
+    """Where shards are built and searched: ``local`` (this process, built in) or ``ray``
+    (registered by :mod:`factscout.scale` when imported). ``address`` is the ``ray`` argument
+    of :meth:`ShardedRetriever.build`/``load`` (None in this process)."""
+
+    def build(
+        self, parts: Sequence[Sequence[Passage]], config: Bm25Config, address: str | None
+    ) -> list[Bm25Retriever | None]: ...
+
+    def pool(
+        self, store: PassageStore, folders: Sequence[Path], overrides: dict[str, Any], address: str | None
+    ) -> ShardPool: ...
+
+
+SHARD_BACKENDS: Registry[ShardBackend] = Registry("shard backend")
+
+
 class LocalShards:
     """Shards in this process (no Ray): the same merge, sequential fan-out."""
 
@@ -247,6 +265,26 @@ class LocalShards:
             else shard.search(queries, k, published_before=published_before)
             for shard in self.shards
         ]
+
+
+class LocalShardBackend:
+    """Shards built and searched in this process; a saved shard's passages come from ``store``."""
+
+    def build(
+        self, parts: Sequence[Sequence[Passage]], config: Bm25Config, address: str | None
+    ) -> list[Bm25Retriever | None]:
+        return build_shards_local(parts, config)
+
+    def pool(
+        self, store: PassageStore, folders: Sequence[Path], overrides: dict[str, Any], address: str | None
+    ) -> LocalShards:
+        parts = split_passages(store.passages, len(folders))
+        return LocalShards(
+            [load_shard(folder, overrides, PassageStore(part)) for folder, part in zip(folders, parts, strict=True)]
+        )
+
+
+SHARD_BACKENDS.register("local")(LocalShardBackend())
 
 
 def empty_rankings(queries: Sequence[Query], published_before: dt.date | None) -> list[Ranking]:
@@ -309,7 +347,7 @@ class ShardedRetriever:
     """BM25 over N shards with global statistics; ``search`` follows the retriever contract.
 
     ``store`` holds every passage (the checker reads passage text from it); the shards are in
-    ``pool``: in this process, or Ray actors (``factscout.scale.shards.RayShards``).
+    ``pool``: in this process, or Ray actors (the ``ray`` entry of :data:`SHARD_BACKENDS`).
     """
 
     name = "sharded"
@@ -338,12 +376,7 @@ class ShardedRetriever:
         (``ray``: ``"auto"`` or a cluster address; see :mod:`factscout.scale`)."""
         config, bm25 = config or ShardedConfig(), bm25 or Bm25Config()
         parts = split_passages(store.passages, config.shards)
-        if ray is None:
-            shards = build_shards_local(parts, bm25)
-        else:
-            from factscout.scale.shards import build_shards_ray
-
-            shards = build_shards_ray(parts, bm25, ray)
+        shards = where_to_run(SHARD_BACKENDS, ray).build(parts, bm25, ray)
         return cls(store, LocalShards(shards), config, bm25, shards)
 
     def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]:
@@ -385,15 +418,8 @@ class ShardedRetriever:
         if meta.get("hash") != SHARD_HASH:
             raise BadIndex(f"sharded index in {directory} uses shard hash {meta.get('hash')!r}, expected {SHARD_HASH}")
         folders = [directory / shard_name(i) for i in range(config.shards)]
-        if ray is not None:
-            from factscout.scale.shards import RayShards
-
-            return cls(store, RayShards(folders, overrides, address=ray), config, bm25)
-        parts = split_passages(store.passages, config.shards)
-        shards = [
-            load_shard(folder, overrides, PassageStore(part)) for folder, part in zip(folders, parts, strict=True)
-        ]
-        return cls(store, LocalShards(shards), config, bm25, shards)
+        pool = where_to_run(SHARD_BACKENDS, ray).pool(store, folders, overrides, ray)
+        return cls(store, pool, config, bm25, pool.shards if isinstance(pool, LocalShards) else None)
 
 
 def load_shard(folder: Path, overrides: dict[str, Any], store: PassageStore | None = None) -> Bm25Retriever | None:

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import logging
 import sys
-import threading
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -51,6 +50,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from factscout.errors import InputError, MissingDependency, UnknownName
+from factscout.spacy_models import load_spacy
 
 EditKind = Literal["swap_synonym", "add_synonym", "present_simple", "remove"]
 #: The paper's order of the four edits: the block of ids each one owns.
@@ -168,24 +168,11 @@ class Edit:
 # ---------------------------------------------------------------- language resources
 
 
-_LOCK = threading.Lock()
-_NLP: dict[str, Any] = {}
-
-
 def load_nlp(model: str = DEFAULT_SPACY_MODEL) -> Any:
     """spaCy's tokenizer + tagger for ``model``, loaded once per process (parser and NER off)."""
-    with _LOCK:
-        if model not in _NLP:
-            try:
-                import spacy
-            except ImportError:
-                raise MissingDependency(f"query rewriting needs spaCy: {_NLP_HINT}") from None
-            try:
-                nlp = spacy.load(model, disable=["parser", "ner", "lemmatizer"])
-            except OSError:
-                raise MissingDependency(f"spaCy model {model!r} is not installed: {_NLP_HINT}") from None
-            _NLP[model] = nlp
-        return _NLP[model]
+    return load_spacy(
+        model, needs="query rewriting needs spaCy", disable=("parser", "ner", "lemmatizer"), hint=_NLP_HINT
+    )
 
 
 def nltk_data_dirs() -> list[Path]:

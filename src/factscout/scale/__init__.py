@@ -11,5 +11,12 @@ input order so that a run on a cluster writes the same bytes as a run in one pro
 * :mod:`.jobs` — an ordered map over a pool of Ray actors (BFS trajectories, ``check``);
 * :mod:`.encode` — dense corpus encoding on Ray Data actors, in the in-process batches.
 
-Without ``--ray`` the same code runs in-process; Ray is imported only when asked for.
+Importing this package registers the ``ray`` backends into the runtime packages, which never
+import it: the shard backend (``SHARD_BACKENDS`` of :mod:`factscout.retrieve.sharded`), the
+corpus encoder (``CORPUS_ENCODERS`` of :mod:`factscout.retrieve.encoder`) and the BFS worker
+pool (``BFS_POOLS`` of :mod:`factscout.rewrite.generate`). The CLI imports it when ``--ray`` is
+given; a library caller imports it before passing ``ray=...``. Without ``--ray`` the same code
+runs in-process; Ray itself is imported only when a backend is used.
 """
+
+from factscout.scale import encode, jobs, shards  # noqa: F401  (registers the "ray" backends)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.retrieve.encoder import CORPUS_BATCH, Encoder, corpus_batches
+from factscout.retrieve.encoder import CORPUS_BATCH, CORPUS_ENCODERS, Encoder, corpus_batches
 from factscout.scale.cluster import cluster_cpus, init_ray
 
 log = logging.getLogger(__name__)
@@ -94,3 +94,13 @@ def encode_on_ray(
     if out is None or not np.all(seen == 1):
         raise RuntimeError(f"Ray Data returned {int(seen.sum())} embeddings for {len(texts)} passages")
     return out
+
+
+@CORPUS_ENCODERS.register("ray")
+def encode_registered(
+    encoder: Encoder, texts: Sequence[str], *, batch: int, address: str | None, show_progress: bool = False
+) -> np.ndarray:
+    """:func:`encode_on_ray` as the ``ray`` corpus encoder of :mod:`factscout.retrieve`."""
+    return encode_on_ray(
+        encoder, texts, address="auto" if address is None else address, batch=batch, show_progress=show_progress
+    )

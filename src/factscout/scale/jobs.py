@@ -14,13 +14,20 @@ function of the item (BFS trajectories are seeded per claim).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from factscout.errors import InputError
+from factscout.rewrite.generate import BFS_POOLS, EnvironmentSource, ray_worker
 from factscout.scale.cluster import cluster_cpus, init_ray
+
+if TYPE_CHECKING:
+    from factscout.records import Claim
+    from factscout.rewrite.bfs import BfsConfig
+    from factscout.rewrite.trajectories import ClaimResult
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -99,6 +106,16 @@ def _ordered(ray: Any, actors: list[Any], items: Iterable[Any], per_actor: int =
             following += 1
 
 
+@BFS_POOLS.register("ray")
+def bfs_on_ray(
+    todo: Sequence[Claim], source: EnvironmentSource, config: BfsConfig, workers: int | None, address: str | None
+) -> Iterator[ClaimResult]:
+    """BFS trajectories (:func:`factscout.rewrite.generate_trajectories` with ``ray``) on Ray
+    actors, each holding its own search environment; results in claim order."""
+    setup = functools.partial(ray_worker, source, config)
+    yield from map_on_ray(setup, todo, address="auto" if address is None else address, workers=workers)
+
+
 def _checker(index: str, settings: Any) -> Callable[[list[Any]], list[Any]]:
     """Setup of a ``check`` actor: its own checker over the index (models load once per actor)."""
     from factscout.check import Checker
@@ -119,8 +136,6 @@ def check_on_ray(
     """``Checker.from_index(index, settings).iter_check(claims, batch_size)`` on Ray actors:
     the same batches, each checked by one actor, reports in claim order. The index must be at
     a path every node can read."""
-    import functools
-
     batches: list[list[Any]] = []
     for claim in claims:
         if not batches or len(batches[-1]) == batch_size:

@@ -25,7 +25,14 @@ from typing import Any
 from factscout.records import Passage, Query, Ranking
 from factscout.retrieve.base import PassageStore
 from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever
-from factscout.retrieve.sharded import CollectionStatistics, build_engine, empty_rankings, load_shard, tokenize_texts
+from factscout.retrieve.sharded import (
+    SHARD_BACKENDS,
+    CollectionStatistics,
+    build_engine,
+    empty_rankings,
+    load_shard,
+    tokenize_texts,
+)
 from factscout.scale.cluster import init_ray
 
 log = logging.getLogger(__name__)
@@ -121,3 +128,24 @@ class RayShards:
     def close(self) -> None:
         for a in self.actors:
             self._ray.kill(a)
+
+
+class RayShardBackend:
+    """Shards built as Ray tasks and searched by Ray actors (``ray``: ``auto`` or an address)."""
+
+    def build(
+        self, parts: Sequence[Sequence[Passage]], config: Bm25Config, address: str | None
+    ) -> list[Bm25Retriever | None]:
+        return build_shards_ray(parts, config, _address(address))
+
+    def pool(
+        self, store: PassageStore, folders: Sequence[Path], overrides: dict[str, Any], address: str | None
+    ) -> RayShards:
+        return RayShards(folders, overrides, address=_address(address))
+
+
+SHARD_BACKENDS.register("ray")(RayShardBackend())
+
+
+def _address(address: str | None) -> str:
+    return "auto" if address is None else address

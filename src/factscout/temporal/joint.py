@@ -29,6 +29,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from factscout.errors import InputError
+
 MASKED = -1e4
 
 
@@ -86,11 +88,11 @@ class JointModel(nn.Module):
     ) -> None:
         super().__init__()
         if weighting not in ("learned", "random"):
-            raise ValueError(f"weighting must be 'learned' or 'random', got {weighting!r}")
+            raise InputError(f"weighting must be 'learned' or 'random', got {weighting!r}")
         self.claim_encoder, self.evidence_encoder = claim_encoder, evidence_encoder
         d = int(getattr(claim_encoder, "dim"))  # noqa: B009 - set by both encoder classes
         if int(getattr(evidence_encoder, "dim")) != d:  # noqa: B009
-            raise ValueError("claim and evidence encoders must have the same output size")
+            raise InputError("claim and evidence encoders must have the same output size")
         self.meta = nn.EmbeddingBag(max(meta_vocab, 1), meta_dim, mode="mean", padding_idx=0)
         joint = 4 * d + meta_dim
         self.dropout = nn.Dropout(dropout)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from factscout.errors import InputError
+
 if TYPE_CHECKING:
     import torch
 
@@ -40,13 +42,13 @@ def listmle_loss(
     import torch
 
     if scores.shape != target.shape:
-        raise ValueError(f"scores {tuple(scores.shape)} and target {tuple(target.shape)} differ in shape")
+        raise InputError(f"scores {tuple(scores.shape)} and target {tuple(target.shape)} differ in shape")
     if scores.dim() == 1:
         scores, target = scores.unsqueeze(0), target.unsqueeze(0)
         mask = None if mask is None else mask.unsqueeze(0)
     mask = torch.ones_like(scores, dtype=torch.bool) if mask is None else mask.to(torch.bool)
     if mask.shape != scores.shape:
-        raise ValueError(f"mask {tuple(mask.shape)} does not match scores {tuple(scores.shape)}")
+        raise InputError(f"mask {tuple(mask.shape)} does not match scores {tuple(scores.shape)}")
     order = target_permutation(target, mask)
     s = torch.gather(scores, -1, order)
     m = torch.gather(mask, -1, order)
@@ -59,7 +61,7 @@ def listmle_loss(
     if reduction == "sum":
         return losses.sum()
     if reduction != "mean":
-        raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+        raise InputError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
     counted = m.sum(dim=-1) >= 2
     if not bool(counted.any()):
         return scores.sum() * 0.0

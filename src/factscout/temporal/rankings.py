@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from factscout.errors import InputError
 from factscout.registry import Registry
 
 
@@ -65,7 +66,7 @@ def _scored(
 def _check(deltas: Sequence[int | None]) -> None:
     for d in deltas:
         if d is not None and (isinstance(d, bool) or not isinstance(d, int)):
-            raise ValueError(f"Δt must be whole days (int) or None, got {d!r}")
+            raise InputError(f"Δt must be whole days (int) or None, got {d!r}")
 
 
 @RANKINGS.register("evidence-based date")
@@ -93,7 +94,7 @@ def claim_distance_ranking(deltas: Sequence[int | None]) -> TemporalScores:
 def medoid(values: Sequence[int]) -> int:
     """Index of the value with the smallest summed absolute distance to the others (first on ties)."""
     if not values:
-        raise ValueError("the medoid of an empty list is undefined")
+        raise InputError("the medoid of an empty list is undefined")
     totals = [sum(abs(v - w) for w in values) for v in values]
     return totals.index(min(totals))
 

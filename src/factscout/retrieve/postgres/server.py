@@ -20,8 +20,8 @@ same transaction. A retriever is pinned to the generation it built or loaded (it
 store matches that generation: loading checks a fingerprint); once a later build has dropped
 that generation, its searches raise :class:`BadIndex`.
 
-Rows go in with binary COPY. The postings (one row per term and passage, about 10 million
-for 200k passages) are laid out by numpy in PostgreSQL's binary COPY format in one go:
+Rows go in with binary COPY. The postings (one row per term and passage, tens of rows
+per passage) are laid out by numpy in PostgreSQL's binary COPY format in one go:
 psycopg's row writer is the right tool for the passages, but would spend most of a large
 build in Python per posting.
 """

@@ -1,0 +1,137 @@
+"""Saving and loading rewrite policies, and choosing one by name.
+
+A policy is saved to a folder: ``policy.json`` (format, version, the policy's registered name,
+its configuration, training notes) and, for the learned ones, ``weights.safetensors`` (the torch
+state dict in float16). :func:`make_policy` takes such a folder, the name of a policy that ships
+in ``rewrite/models/`` (``<dataset>-<retriever>``) or a baseline's name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from factscout.errors import DataNotFound, InputError, MissingDependency, UnknownName
+from factscout.nn import require_torch
+from factscout.rewrite.base import REWRITE_POLICIES, RewritePolicy
+from factscout.rewrite.networks import ClassifierConfig, DtConfig, build_net
+from factscout.rewrite.policies import (
+    DecisionTransformerPolicy,
+    LearnedPolicy,
+    OneActionClassifier,
+    OriginalPolicy,
+    RandomEditPolicy,
+)
+
+POLICY_FORMAT = "factscout-rewrite-policy"
+POLICY_VERSION = 1
+CONFIG_FILE = "policy.json"
+WEIGHTS_FILE = "weights.safetensors"
+SHIPPED_DIR = Path(__file__).parent / "models"  # trained policies that ship, one folder per <dataset>-<retriever>
+_TORCH_HINT = "learned rewrite policies need torch and transformers: pip install 'factscout[dense]'"
+
+
+POLICIES: dict[str, type[DecisionTransformerPolicy] | type[OneActionClassifier]] = {
+    "dt": DecisionTransformerPolicy,
+    "classifier": OneActionClassifier,
+}
+_CONFIGS: dict[str, type[DtConfig] | type[ClassifierConfig]] = {"dt": DtConfig, "classifier": ClassifierConfig}
+BASELINES: dict[str, type[RandomEditPolicy] | type[OriginalPolicy]] = {
+    "random": RandomEditPolicy,
+    "original": OriginalPolicy,
+}
+
+
+def save_policy(policy: RewritePolicy, directory: str | os.PathLike[str]) -> Path:
+    """Write ``policy`` to ``directory``: ``policy.json`` and, for a learned policy,
+    ``weights.safetensors`` (float16). Returns the folder."""
+    root = Path(directory)
+    root.mkdir(parents=True, exist_ok=True)
+    meta: dict[str, Any] = {"format": POLICY_FORMAT, "version": POLICY_VERSION}
+    if isinstance(policy, LearnedPolicy):
+        from safetensors.torch import save_file
+
+        state = {
+            k: v.detach().to(require_torch("learned rewrite policies").float16).contiguous()
+            for k, v in policy.net.state_dict().items()
+        }
+        save_file(state, str(root / WEIGHTS_FILE))
+        meta |= {"policy": policy.kind, "config": asdict(policy.config), "weights": WEIGHTS_FILE}
+        meta["training"] = policy.training
+    elif isinstance(policy, RandomEditPolicy):
+        meta |= {"policy": "random", "config": {"seed": policy.seed}}
+    elif isinstance(policy, OriginalPolicy):
+        meta |= {"policy": "original", "config": {}}
+    else:
+        raise InputError(f"cannot save a policy of type {type(policy).__name__}")
+    (root / CONFIG_FILE).write_text(json.dumps(meta, indent=1) + "\n")
+    return root
+
+
+def load_policy(path: str | os.PathLike[str]) -> RewritePolicy:
+    """Load a policy saved by :func:`save_policy` (the folder or its ``policy.json``).
+
+    :class:`DataNotFound` when a file is missing, :class:`InputError` when one is corrupt."""
+    root = Path(path)
+    config_path = root if root.suffix == ".json" else root / CONFIG_FILE
+    if not config_path.is_file():
+        raise DataNotFound(f"no rewrite policy at {root}: {config_path} is missing")
+    try:
+        meta = json.loads(config_path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"rewrite policy config {config_path} is unreadable: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("format") != POLICY_FORMAT:
+        raise InputError(f"{config_path} is not a factscout rewrite policy (format {POLICY_FORMAT!r} expected)")
+    if meta.get("version") != POLICY_VERSION:
+        raise InputError(f"rewrite policy {config_path} has version {meta.get('version')}, expected {POLICY_VERSION}")
+    kind = str(meta.get("policy"))
+    settings = meta.get("config") or {}
+    if kind in BASELINES:
+        return RandomEditPolicy(**settings) if kind == "random" else OriginalPolicy()
+    if kind not in POLICIES:
+        REWRITE_POLICIES[kind]  # an unknown name: the registry's error lists the valid ones
+        raise InputError(f"{config_path}: a {kind!r} policy is not saved in files")
+    try:
+        config = _CONFIGS[kind](**settings)
+    except TypeError as exc:
+        raise InputError(f"bad configuration in {config_path}: {exc}") from None
+    weights = config_path.parent / str(meta.get("weights") or WEIGHTS_FILE)
+    if not weights.is_file():
+        raise DataNotFound(f"rewrite policy weights {weights} are missing")
+    net = build_net(config)
+    try:
+        from safetensors import SafetensorError
+        from safetensors.torch import load_file
+    except ImportError:
+        raise MissingDependency(_TORCH_HINT) from None
+    try:
+        state = load_file(str(weights))
+        net.load_state_dict({k: v.float() for k, v in state.items()})
+    except (OSError, RuntimeError, ValueError, KeyError, SafetensorError) as exc:
+        raise InputError(f"rewrite policy weights {weights} are corrupt or do not fit the config: {exc}") from None
+    policy = POLICIES[kind](config, net, meta.get("training"))  # type: ignore[arg-type]
+    return policy
+
+
+def shipped_policies() -> tuple[str, ...]:
+    """Names of the trained policies that ship with factscout (``<dataset>-<retriever>``)."""
+    if not SHIPPED_DIR.is_dir():
+        return ()
+    return tuple(sorted(d.name for d in SHIPPED_DIR.iterdir() if (d / CONFIG_FILE).is_file()))
+
+
+def make_policy(spec: str | os.PathLike[str], *, seed: int = 0) -> RewritePolicy:
+    """A policy from a saved folder, a shipped policy by name (:func:`shipped_policies`), or a
+    baseline by name (``original``, ``random``). A folder of that name in the working directory
+    wins over a shipped name."""
+    if isinstance(spec, str) and not Path(spec).exists():
+        if spec in BASELINES:
+            return RandomEditPolicy(seed) if spec == "random" else OriginalPolicy()
+        if spec in shipped_policies():
+            return load_policy(SHIPPED_DIR / spec)
+        if os.sep not in spec and "." not in spec:
+            raise UnknownName("rewrite policy", spec, [*shipped_policies(), *BASELINES])
+    return load_policy(spec)

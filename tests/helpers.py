@@ -1,0 +1,99 @@
+"""Pieces several test modules share: a loopback HTTP server to build fakes on, and the tiny
+corpus of the query-rewriting tests. (``tests/conftest.py`` puts this folder on ``sys.path``.)"""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from factscout.records import Claim, Passage
+
+
+class LoopbackHandler(BaseHTTPRequestHandler):
+    """A quiet request handler with one way to answer."""
+
+    content_type = "application/json"
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+        pass
+
+    def _send(self, status: int, body: bytes, content_type: str | None = None, **headers: str) -> None:
+        """Answer ``status`` with ``body``; ``headers`` as keyword arguments (``retry_after``
+        becomes ``Retry-After``). A client that gave up (a timeout test) is not an error."""
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type or self.content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for name, value in headers.items():
+                self.send_header(name.replace("_", "-"), value)
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:
+            pass
+
+
+class LoopbackServer(ThreadingHTTPServer):
+    """An HTTP server on a free port of ``host`` (loopback), serving from a daemon thread from
+    construction until :meth:`stop`. ``release`` frees handlers told to wait (slow answers)."""
+
+    daemon_threads = True
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1") -> None:
+        super().__init__((host, 0), handler)
+        self.host = host
+        self.requests: list[dict[str, Any]] = []
+        self.release = threading.Event()
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+
+    @property
+    def base(self) -> str:
+        return f"http://{self.host}:{self.server_address[1]}"
+
+    def stop(self) -> None:
+        self.release.set()
+        if self._thread.is_alive():
+            self.shutdown()
+            self._thread.join(timeout=5)
+            self.server_close()
+
+
+# The query-rewriting world (tests/rewrite, tests/scale): BM25 ranks "Committee report on solar
+# weather" d2, d1, rel (AP 1/3); removing "Committee" or "weather" gives 1/2, both 1.
+REWRITE_CORPUS = [
+    Passage("rel", "rel", "", "Solar panels convert sunlight into electricity."),
+    Passage("d1", "d1", "", "Annual report: the report of the report committee."),
+    Passage("d2", "d2", "", "A report on the weather report."),
+    Passage("d3", "d3", "", "The report was late."),
+    Passage("f1", "f1", "", "Cats sleep most of the day."),
+    Passage("f2", "f2", "", "Rivers flow to the sea."),
+    Passage("f3", "f3", "", "Bread needs flour and water."),
+    Passage("f4", "f4", "", "Trains run on rails."),
+    Passage("t1", "t1", "", "Trains and rivers carry bread to the sea."),
+]
+REWRITE_CLAIM = Claim("c1", "Committee report on solar weather")
+# The BFS world (tests/rewrite/test_bfs.py, and the same runs on Ray in tests/scale).
+BFS_QRELS = {
+    "c1": {"rel": 1},
+    "c2": {"rel": 1},  # already first: skipped
+    "c3": {"f2": 1},
+    "c4": {"f3": 1},
+    "c5": {"t1": 1},
+}
+BFS_CLAIMS = [
+    REWRITE_CLAIM,
+    Claim("c2", "sunlight"),
+    Claim("c3", "Trains carry bread to the sea"),
+    Claim("c4", "Bread and water on rails"),
+    Claim("c5", "Rivers flow to the sea with trains"),
+    Claim("c6", "no judgements for this one"),
+]
+
+
+def bfs_environment() -> Any:
+    """The search environment of the BFS tests: BM25 over the rewrite corpus."""
+    from factscout.retrieve import build_retriever
+    from factscout.rewrite.environment import SearchEnvironment
+
+    return SearchEnvironment(build_retriever(REWRITE_CORPUS, "bm25"), BFS_QRELS)
