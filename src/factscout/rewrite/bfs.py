@@ -31,15 +31,7 @@ from factscout.errors import InputError
 from factscout.records import Claim
 from factscout.rewrite.actions import Edit, valid_edits
 from factscout.rewrite.environment import SearchEnvironment
-from factscout.rewrite.trajectories import (  # noqa: F401  (re-exported: importers of factscout.rewrite.bfs)
-    ClaimResult,
-    Status,
-    Step,
-    Trajectory,
-    finished_claims,
-    manifest_path,
-    read_trajectories,
-)
+from factscout.rewrite.trajectories import ClaimResult, Step, Trajectory
 
 _EPS = 1e-12
 

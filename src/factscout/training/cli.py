@@ -390,8 +390,8 @@ def rewrite(
     ] = None,
 ) -> None:
     from factscout.nn import require_torch
-    from factscout.rewrite.bfs import read_trajectories
     from factscout.rewrite.policy import REWARD_MODES, ClassifierConfig, DtConfig, save_policy
+    from factscout.rewrite.trajectories import read_trajectories
     from factscout.training.rewrite import (
         POLICY_TRAINERS,
         TrainResult,

@@ -30,7 +30,6 @@ from typing import Any
 from factscout.errors import InputError
 from factscout.nn import require_torch
 from factscout.rewrite.actions import N_ACTIONS, action_mask
-from factscout.rewrite.bfs import Trajectory
 from factscout.rewrite.policy import (
     STATE_ENCODERS,
     ClassifierConfig,
@@ -41,6 +40,7 @@ from factscout.rewrite.policy import (
     masked_logits,
     returns_to_go,
 )
+from factscout.rewrite.trajectories import Trajectory
 from factscout.training.loop import optimizer_step
 
 log = logging.getLogger(__name__)
