@@ -39,10 +39,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.records import Claim, Passage, Query, Ranking
+from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Passage, Query, Ranking, Sentence, Stance
 from factscout.report import Evidence, EvidenceSentence, Report, VerdictSummary, days_between
 from factscout.verify.classifier import CLASSIFIER_LABELS
-from factscout.verify.stance import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance
 
 log = logging.getLogger(__name__)
 

@@ -50,17 +50,14 @@ import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from factscout.errors import InputError
+from factscout.errors import BadModel, InputError, ModelNotFound
 from factscout.nn import require_torch
+from factscout.records import Claim, Passage, Sentence
 from factscout.select.threshold import PRF
-from factscout.verify.stance import BadModel, ModelNotFound, Sentence
-
-if TYPE_CHECKING:
-    from factscout.records import Claim, Passage
 
 TAGS: tuple[str, str, str] = ("O", "B", "I")
 """The tag set, in the order of the head's logits."""

@@ -22,9 +22,8 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.records import Claim, Passage
+from factscout.records import Claim, Passage, Sentence
 from factscout.retrieve.encoder import embed_fn
-from factscout.verify.stance import Sentence
 
 # Tuned on all 809 SciFact train claims: micro sentence F1 0.418 (P 0.307, R 0.654); two-fold
 # cross-validated F1 0.412 (MODEL_CARD.md, "Sentence selection"; train_stance.py reproduces it).

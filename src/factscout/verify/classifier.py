@@ -44,15 +44,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.records import CONFLICTING, NOT_ENOUGH_EVIDENCE, REFUTED, SUPPORTED, VerdictLabel
 from factscout.retrieve.encoder import embed_fn
 from factscout.verify.stance import MODEL_DIR, BadModel, ModelNotFound, StanceHead, _softmax
-from factscout.verify.verdict import NOT_ENOUGH_EVIDENCE, REFUTED, SUPPORTED
 
 if TYPE_CHECKING:
     from factscout.records import Ranking
 
-CONFLICTING = "conflicting"
-CLASSIFIER_LABELS: tuple[str, str, str, str] = (SUPPORTED, REFUTED, CONFLICTING, NOT_ENOUGH_EVIDENCE)
+CLASSIFIER_LABELS: tuple[VerdictLabel, VerdictLabel, VerdictLabel, VerdictLabel] = (
+    SUPPORTED,
+    REFUTED,
+    CONFLICTING,
+    NOT_ENOUGH_EVIDENCE,
+)
 """The classifier's classes, in the order of :attr:`Prediction.probabilities` (AVeriTeC's four)."""
 
 TRUE, FALSE = "true", "false"
@@ -96,7 +100,7 @@ MODEL_FILE = MODEL_DIR / "verdict_classifier.npz"
 class Prediction(NamedTuple):
     """A verdict with the probabilities of :data:`CLASSIFIER_LABELS` (unpacks as ``label, probabilities``)."""
 
-    label: str
+    label: VerdictLabel
     probabilities: tuple[float, float, float, float]
 
     def three_way(self) -> tuple[str, tuple[float, float, float]]:
@@ -177,10 +181,6 @@ def verdict_features(
     else:
         v = np.zeros(d, dtype=np.float32)
     return np.concatenate([u, v, np.abs(u - v), u * v, stats]).astype(np.float32)
-
-
-def feature_size(dimension: int) -> int:
-    return 4 * dimension + len(STAT_NAMES)
 
 
 # --- the model -------------------------------------------------------------------------------

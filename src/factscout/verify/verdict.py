@@ -24,10 +24,22 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 from factscout.errors import InputError
-from factscout.verify.stance import REFUTES, SUPPORTS, Stance
+from factscout.records import (
+    NOT_ENOUGH_EVIDENCE,
+    REFUTED,
+    REFUTES,
+    RULE_VERDICT_LABELS,
+    SUPPORTED,
+    SUPPORTS,
+    Stance,
+    Verdict,
+    VerdictLabel,
+)
 
-SUPPORTED, REFUTED, NOT_ENOUGH_EVIDENCE = "supported", "refuted", "not enough evidence"
-VERDICT_LABELS: tuple[str, str, str] = (SUPPORTED, REFUTED, NOT_ENOUGH_EVIDENCE)
+VERDICT_LABELS = RULE_VERDICT_LABELS
+"""The count rule's three verdicts (the name the trainers and benchmarks import; every label a
+report can carry is :data:`factscout.records.VERDICT_LABELS`)."""
+METHOD = "quin+ count rule"
 
 # Tuned on the 607 training-part SciFact train claims (out-of-fold stances of the sentences with
 # cosine >= 0.62 in the cited abstracts): claim macro-F1 0.518 there, 0.579 on the 202 held-out
@@ -37,25 +49,6 @@ DEFAULT_MIN_CONFIDENCE = 0.4
 
 MIN_EVIDENCE_GRID: tuple[int, ...] = (1, 2, 3, 4)
 MIN_CONFIDENCE_GRID: tuple[float, ...] = tuple(round(0.34 + 0.02 * i, 2) for i in range(32))  # 0.34 .. 0.96
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """A claim's verdict with the stances behind it, grouped by side, and a readable reason.
-
-    ``supporting``/``refuting`` hold the confident stances that were counted; ``neutral`` the
-    rest (not-enough-info stances and stances below the confidence threshold).
-    """
-
-    label: str
-    supporting: tuple[Stance, ...]
-    refuting: tuple[Stance, ...]
-    neutral: tuple[Stance, ...]
-    reason: str
-
-    def __post_init__(self) -> None:
-        if self.label not in VERDICT_LABELS:
-            raise InputError(f"verdict label {self.label!r} is not one of {', '.join(VERDICT_LABELS)}")
 
 
 def count_rule(stances: Iterable[Stance], *, min_evidence: int, min_confidence: float) -> Verdict:
@@ -74,6 +67,7 @@ def count_rule(stances: Iterable[Stance], *, min_evidence: int, min_confidence: 
             refuting.append(s)
         else:
             neutral.append(s)
+    label: VerdictLabel
     n_sup, n_ref = len(supporting), len(refuting)
     counts = f"{n_sup} supporting, {n_ref} refuting, {len(neutral)} neutral (confidence >= {min_confidence:g})"
     if n_sup + n_ref < min_evidence:
@@ -84,7 +78,7 @@ def count_rule(stances: Iterable[Stance], *, min_evidence: int, min_confidence: 
         label, why = REFUTED, "more refuting than supporting sentences"
     else:
         label, why = NOT_ENOUGH_EVIDENCE, "as many supporting as refuting sentences"
-    return Verdict(label, tuple(supporting), tuple(refuting), tuple(neutral), f"{why}: {counts}")
+    return Verdict(label, tuple(supporting), tuple(refuting), tuple(neutral), f"{why}: {counts}", METHOD)
 
 
 class CountRule:
