@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from factscout.errors import InputError
 
@@ -115,6 +115,14 @@ class Hit:
     score: float
     rank: int = 0
     found_by: tuple[str, ...] = ()
+
+
+class PassageLookup(Protocol):
+    """Passages by id: a ``dict`` or a retriever's passage store (``store[passage_id]``)."""
+
+    def __getitem__(self, passage_id: str, /) -> Passage: ...
+
+    def __contains__(self, passage_id: object, /) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,7 @@ import numpy as np
 from factscout.errors import BadModel, InputError, ModelNotFound
 from factscout.nn import require_torch
 from factscout.records import Claim, Passage, Sentence
+from factscout.select.base import register_selector
 from factscout.select.threshold import PRF
 
 TAGS: tuple[str, str, str] = ("O", "B", "I")
@@ -514,6 +515,12 @@ class BioTagger:
         from factscout.datasets.passages import sentences_of
 
         return self.select(claim.text, passage.passage_id, sentences_of(passage.text))
+
+
+@register_selector("bio", token_states=True)
+def _bio_tagger(encoder: Any = None, threshold: float | None = None) -> BioTagger:
+    """The shipped tagger (``threshold`` is not used: the tags decide)."""
+    return BioTagger.load(encoder=encoder)
 
 
 def backbone_states(model: Any, windows: Sequence[Window], *, batch_size: int = 16) -> list[np.ndarray]:

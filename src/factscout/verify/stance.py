@@ -29,6 +29,7 @@ import numpy as np
 from factscout.errors import BadModel, InputError, ModelNotFound
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance
 from factscout.retrieve.encoder import embed_fn
+from factscout.verify.base import STANCE_MODELS
 
 if TYPE_CHECKING:
     from factscout.records import Claim
@@ -200,6 +201,11 @@ class StanceHead:
         u = np.repeat(vectors[:1], len(items), axis=0)
         probs = self.predict_proba(u, vectors[1:])
         return [to_stance(s.passage_id, s.index, p) for s, p in zip(items, probs, strict=True)]
+
+
+@STANCE_MODELS.register("head")
+def _stance_head(encoder: Any = None) -> StanceHead:
+    return StanceHead.load(encoder=encoder)
 
 
 def to_stance(passage_id: str, sentence_index: int, probabilities: Sequence[float]) -> Stance:

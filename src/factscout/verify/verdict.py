@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from factscout.errors import InputError
 from factscout.records import (
@@ -31,10 +32,14 @@ from factscout.records import (
     RULE_VERDICT_LABELS,
     SUPPORTED,
     SUPPORTS,
+    Claim,
+    PassageLookup,
+    Ranking,
     Stance,
     Verdict,
     VerdictLabel,
 )
+from factscout.verify.base import VERDICT_METHODS
 
 VERDICT_LABELS = RULE_VERDICT_LABELS
 """The count rule's three verdicts (the name the trainers and benchmarks import; every label a
@@ -92,8 +97,18 @@ class CountRule:
     def __call__(self, stances: Iterable[Stance]) -> Verdict:
         return count_rule(stances, min_evidence=self.min_evidence, min_confidence=self.min_confidence)
 
+    def judge(self, claim: Claim, stances: Sequence[Stance], ranking: Ranking, passages: PassageLookup) -> Verdict:
+        """The :class:`~factscout.verify.base.VerdictMethod` form: the rule reads the stances only."""
+        return self(stances)
+
     def __repr__(self) -> str:
         return f"CountRule(min_evidence={self.min_evidence}, min_confidence={self.min_confidence:g})"
+
+
+@VERDICT_METHODS.register("rule")
+def _count_rule(rule: CountRule | None = None, **_: Any) -> CountRule:
+    """The given count rule, else one with the tuned defaults."""
+    return rule if rule is not None else CountRule()
 
 
 # --- classification scores -------------------------------------------------------------------
