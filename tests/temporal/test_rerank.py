@@ -16,6 +16,8 @@ DATES = {
     "d": CLAIM_DAY + dt.timedelta(days=95),
     "e": None,
 }
+
+
 def claim_on(date: dt.date | None) -> Claim:
     return Claim("c", "a claim", date)
 
