@@ -39,7 +39,7 @@ import math
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -61,7 +61,7 @@ from factscout.verify.base import VERDICT_METHODS
 from factscout.verify.stance import MODEL_DIR, BadModel, ModelNotFound, StanceHead, _softmax
 from factscout.verify.verdict import CountRule
 
-CLASSIFIER_LABELS: tuple[VerdictLabel, VerdictLabel, VerdictLabel, VerdictLabel] = (
+CLASSIFIER_LABELS: tuple[str, str, str, str] = (
     SUPPORTED,
     REFUTED,
     CONFLICTING,
@@ -110,7 +110,7 @@ MODEL_FILE = MODEL_DIR / "verdict_classifier.npz"
 class Prediction(NamedTuple):
     """A verdict with the probabilities of :data:`CLASSIFIER_LABELS` (unpacks as ``label, probabilities``)."""
 
-    label: VerdictLabel
+    label: str
     probabilities: tuple[float, float, float, float]
 
     def three_way(self) -> tuple[str, tuple[float, float, float]]:
@@ -393,7 +393,8 @@ class ClassifierVerdict:
             f"{name} {p:.2f}" for name, p in zip(CLASSIFIER_LABELS, prediction.probabilities, strict=True)
         )
         reason = f"classifier probabilities: {probs}; count rule alone: {counted.label}"
-        return Verdict(prediction.label, counted.supporting, counted.refuting, counted.neutral, reason, self.METHOD)
+        label = cast(VerdictLabel, prediction.label)  # one of CLASSIFIER_LABELS
+        return Verdict(label, counted.supporting, counted.refuting, counted.neutral, reason, self.METHOD)
 
 
 def to_prediction(probabilities: Sequence[float]) -> Prediction:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from factscout.errors import InputError
 from factscout.records import (
@@ -45,6 +45,7 @@ VERDICT_LABELS = RULE_VERDICT_LABELS
 """The count rule's three verdicts (the name the trainers and benchmarks import; every label a
 report can carry is :data:`factscout.records.VERDICT_LABELS`)."""
 METHOD = "quin+ count rule"
+L = TypeVar("L", bound=str)
 
 # Tuned on the 607 training-part SciFact train claims (out-of-fold stances of the sentences with
 # cosine >= 0.62 in the cited abstracts): claim macro-F1 0.518 there, 0.579 on the 202 held-out
@@ -190,7 +191,7 @@ def tune_rule(
     return best
 
 
-def majority_label(labels: Iterable[str]) -> str:
+def majority_label(labels: Iterable[L]) -> L:
     """The most frequent label (ties: alphabetical), the majority-class baseline's only answer."""
     counts = Counter(labels)
     if not counts:
