@@ -185,7 +185,8 @@ class Checker:
         """Embeds claims and sentences for selection and stance, each text once: the encoder the
         selector works best with (:func:`~factscout.select.base.default_encoder`) unless given."""
         if not isinstance(self._encoder, CachedEncoder):
-            self._encoder = CachedEncoder(self._encoder or default_encoder(self.settings.selector))
+            given = self._encoder
+            self._encoder = CachedEncoder(given if given is not None else default_encoder(self.settings.selector))
         return self._encoder
 
     @property
