@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from factscout.check import CachedEncoder, Checker, CheckSettings
+from factscout.check import Checker, CheckSettings
 from factscout.cli.main import app
 from factscout.datasets import load_dataset
-from factscout.errors import InputError
+from factscout.errors import InputError, UnknownName
 from factscout.formats.beir import write_queries
+from factscout.nn.encoding import CachedEncoder
 from factscout.records import Claim, Passage
 from factscout.report import FORMAT, VERDICTS, Report
 from factscout.retrieve import build_index, build_retriever
@@ -164,11 +165,11 @@ def test_the_stance_cross_encoder_plugs_into_check_with_its_own_rule(index_dir, 
 def test_settings_are_validated():
     with pytest.raises(InputError, match="depth must be a positive integer"):
         CheckSettings(depth=0)
-    with pytest.raises(InputError, match="no verdict method 'vote'; known: rule, classifier"):
+    with pytest.raises(UnknownName, match="no verdict method 'vote'; known: classifier, rule"):
         CheckSettings(verdict="vote")
-    with pytest.raises(InputError, match="no selector 'regex'; known: threshold, bio"):
+    with pytest.raises(UnknownName, match="no selector 'regex'; known: bio, threshold"):
         CheckSettings(selector="regex")
-    with pytest.raises(InputError, match="no stance model 'nli'; known: head, cross"):
+    with pytest.raises(UnknownName, match="no stance model 'nli'; known: cross, head"):
         CheckSettings(stance="nli")
     with pytest.raises(InputError, match="cannot exceed"):
         CheckSettings(depth=5, passages=10)

@@ -52,3 +52,25 @@ def test_query_for_claim_carries_date():
 def test_passage_contents():
     assert Passage("p", "d", "Title", "Body").contents == "Title\nBody"
     assert Passage("p", "d", "", "Body").contents == "Body"
+
+
+def test_ranking_scores_are_read_through_public_accessors():
+    r = Ranking.from_scores("q", {"b": 1.0, "a": 1.0, "c": 3.0})
+    assert r.passage_ids == ("c", "a", "b")
+    assert r.scores_in_order() == (3.0, 1.0, 1.0)
+    assert r.score_of("a") == 1.0
+    assert r.top(2).passage_ids == ("c", "a")
+    with pytest.raises(InputError, match="not in ranking"):
+        r.score_of("z")
+
+
+def test_label_vocabularies_are_defined_once():
+    from factscout import records, report
+    from factscout.verify import classifier, stance, verdict
+
+    assert records.STANCE_LABELS == ("supports", "refutes", "not enough info")
+    assert records.VERDICT_LABELS == ("supported", "refuted", "not enough evidence", "conflicting")
+    assert stance.STANCE_LABELS is records.STANCE_LABELS and report.STANCES is records.STANCE_LABELS
+    assert report.VERDICTS is records.VERDICT_LABELS and verdict.VERDICT_LABELS is records.RULE_VERDICT_LABELS
+    assert set(classifier.CLASSIFIER_LABELS) == set(records.VERDICT_LABELS)
+    assert stance.Stance is records.Stance and verdict.Verdict is records.Verdict

@@ -3,26 +3,26 @@ stance -> verdict, returning one :class:`~factscout.report.Report` per claim.
 
 This is the one core behind ``factscout check``, the HTTP API and the web page (Quin+'s
 "verify any claim", Samarinas et al. 2021, with QuanTemp++'s planning, fusion and
-published-before-claim filter, Prabhu 2025):
+published-before-claim filter, Prabhu 2025). :class:`CheckSettings` names one implementation
+per step and :class:`Checker` composes them, each looked up in its step's registry:
 
-1. **plan** the claim into queries (default: the offline ``decompose`` planner; the claim itself
-   is always the first query);
+1. **plan** the claim into queries (``PLANNERS``; default: the offline ``decompose`` planner,
+   the claim itself always the first query);
 2. **retrieve** ``depth`` passages per query from the index, only passages published before the
    claim's date when it has one (``date_filter``; undated passages follow the index's policy);
-3. **fuse** each claim's query rankings (default CombSUM over min-max normalised scores: on
-   AVeriTeC it gives the planners their best nDCG@10 and R@100, README Table B); every hit keeps
-   the queries that found it;
-4. **re-rank** the fused top ``rerank_depth`` with factscout's cross-encoder (``rerank=True``, or
-   any ``reranker``), its score interpolated with the fusion score by the weight tuned on
-   training claims (off by default: +0.010 nDCG@10 over hybrid on held-out SciFact, not
-   significant, for about 50 cross-encoder passes per claim);
-5. **select** evidence sentences from the top ``passages`` passages (embedding threshold, or any
-   selector with ``select_passage(claim, passage)``);
-6. classify each selected sentence's **stance** and apply the **verdict** rule (Quin+ count
-   rule with tuned thresholds).
+3. **fuse** each claim's query rankings (``FUSIONS``; default CombSUM over min-max normalised
+   scores); every hit keeps the queries that found it;
+4. **re-rank** with the ``RERANKERS`` the settings name, in turn: the ``cross-encoder`` over
+   the fused top ``rerank_depth`` (``rerank=True``, off by default) and the ``time-aware`` one
+   (``temporal``);
+5. **select** evidence sentences from the top ``passages`` passages (``SELECTORS``);
+6. classify each selected sentence's **stance** (``STANCE_MODELS``) and give the **verdict**
+   (``VERDICT_METHODS``: the Quin+ count rule, whose counted sentences every report marks, or
+   the QuanTemp++ classifier).
 
-Claims are planned and searched in batches; a claim with no evidence gets the verdict
-``not enough evidence``, never an error.
+Any step can also be passed in as an object that follows its protocol. Claims are planned and
+searched in batches; a claim with no evidence gets the verdict ``not enough evidence``, never
+an error.
 """
 
 from __future__ import annotations
@@ -30,46 +30,50 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from factscout.errors import InputError
-from factscout.records import Claim, Passage, Query, Ranking
+from factscout.nn.encoding import CachedEncoder, SentenceEncoder
+from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Query, Ranking, Stance
 from factscout.report import Evidence, EvidenceSentence, Report, VerdictSummary, days_between
-from factscout.verify.classifier import CLASSIFIER_LABELS
-from factscout.verify.stance import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance
+from factscout.rerank.base import RERANKERS, Reranker, make_reranker
+from factscout.select.base import SELECTORS, Selector, default_encoder, make_selector
+from factscout.verify.base import (
+    RULE_TUNED_WITH,
+    STANCE_MODELS,
+    VERDICT_METHODS,
+    StanceModel,
+    VerdictMethod,
+    make_stance_model,
+    make_verdict_method,
+)
+from factscout.verify.verdict import DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_EVIDENCE, CountRule
+
+if TYPE_CHECKING:
+    from factscout.plan import Planner
+    from factscout.records import StanceLabel
+    from factscout.retrieve.base import Retriever
+    from factscout.verify.classifier import VerdictClassifier
 
 log = logging.getLogger(__name__)
 
 
-class Selector(Protocol):
-    def select_passage(self, claim: Claim, passage: Passage) -> list[Sentence]: ...
-
-
-class Reranker(Protocol):
-    def rerank(
-        self, claim_text: str, ranking: Ranking, passages: Any, top_n: int = ..., interpolate: Any = ...
-    ) -> Ranking: ...
-
-
-SELECTORS = ("threshold", "bio")
-STANCES = ("head", "cross")
-VERDICT_METHODS = ("rule", "classifier")
-
-
 @dataclass(frozen=True, slots=True)
 class CheckSettings:
-    """The knobs of :class:`Checker`; every one is recorded in each report's provenance."""
+    """The knobs of :class:`Checker`; every one is recorded in each report's provenance.
+
+    ``selector``, ``stance`` and ``verdict`` name entries of ``SELECTORS``, ``STANCE_MODELS`` and
+    ``VERDICT_METHODS``; ``rerank`` turns on the ``cross-encoder`` re-ranker and ``temporal``
+    the ``time-aware`` one with that temporal ranking (both from ``RERANKERS``).
+    """
 
     planner: str = "decompose"
     fusion: str = "combsum-norm"
     depth: int = 100
-    passages: int = 5  # read for evidence sentences: 5 keeps check under 1 s (README latency); 1-10 compared there
+    passages: int = 5  # passages read for evidence sentences (latency grows with it; README)
     rerank: bool = False  # the shipped cross-encoder, interpolated with the fusion score
     rerank_depth: int = 50
     date_filter: bool = True
@@ -88,18 +92,13 @@ class CheckSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
-        if self.verdict not in VERDICT_METHODS:
-            raise InputError(f"no verdict method {self.verdict!r}; known: {', '.join(VERDICT_METHODS)}")
-        if self.selector not in SELECTORS:
-            raise InputError(f"no selector {self.selector!r}; known: {', '.join(SELECTORS)}")
-        if self.stance not in STANCES:
-            raise InputError(f"no stance model {self.stance!r}; known: {', '.join(STANCES)}")
+        VERDICT_METHODS[self.verdict]  # an unknown name raises UnknownName listing the known ones
+        SELECTORS[self.selector]
+        STANCE_MODELS[self.stance]
         if self.passages > self.depth:
             raise InputError(f"passages ({self.passages}) cannot exceed the retrieval depth ({self.depth})")
         if self.temporal is not None:
-            from factscout.temporal.rerank import TimeAwareReranker
-
-            TimeAwareReranker(self.temporal, self.temporal_weight)  # an unknown method lists the known ones
+            RERANKERS["time-aware"](self.temporal, self.temporal_weight)  # an unknown method lists the known ones
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,57 +110,29 @@ class Retrieved:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class CachedEncoder:
-    """Wraps an encoder so the selector and the stance model embed each text once per claim."""
-
-    def __init__(self, encoder: Any, size: int = 50_000) -> None:
-        self.encoder, self.size = encoder, size
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
-
-    @property
-    def model(self) -> Any:
-        """The wrapped sentence-transformers model (the BIO tagger reads its token states)."""
-        return getattr(self.encoder, "model", self.encoder)
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        if missing:
-            for t, v in zip(missing, self.encoder.encode(missing), strict=True):
-                self._cache[t] = np.asarray(v, dtype=np.float32)
-        rows = []
-        for t in texts:
-            self._cache.move_to_end(t)
-            rows.append(self._cache[t])
-        while len(self._cache) > self.size:
-            self._cache.popitem(last=False)
-        dim = rows[0].shape[0] if rows else 0
-        return np.stack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
-
-
 class Checker:
     """Checks claims against one index. Build it once; models load on first use and are shared.
 
-    Components default to factscout's offline ones: the ``settings.planner`` planner, the
-    ``settings.fusion`` fusion, the embedding-threshold selector, the shipped stance head and
-    the Quin+ count rule. Pass your own to swap any of them (``reranker=None`` skips re-ranking).
+    Each step comes from its registry under the name ``settings`` gives it. Pass your own
+    ``planner``, ``selector``, ``stance`` model, count ``rule``, ``reranker`` or sentence
+    ``encoder`` to swap any of them (``reranker=None`` with ``rerank=False`` skips re-ranking).
     """
 
     def __init__(
         self,
-        retriever: Any,
+        retriever: Retriever,
         settings: CheckSettings | None = None,
         *,
-        planner: Any = None,
+        planner: Planner | None = None,
         selector: Selector | None = None,
-        stance: Any = None,
-        rule: Any = None,
+        stance: StanceModel | None = None,
+        rule: CountRule | None = None,
         reranker: Reranker | None = None,
-        encoder: Any = None,
+        encoder: SentenceEncoder | None = None,
         provenance: dict[str, Any] | None = None,
     ) -> None:
         from factscout.fuse import make_fusion
         from factscout.plan import make_planner
-        from factscout.verify.verdict import DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_EVIDENCE, CountRule
 
         self.settings = s = settings or CheckSettings()
         self.retriever = retriever
@@ -177,18 +148,20 @@ class Checker:
         self._selector = selector
         self._stance = stance
         if reranker is None and s.rerank:
-            from factscout.rerank import CrossEncoderReranker
-
-            reranker = CrossEncoderReranker.load()
+            reranker = make_reranker("cross-encoder", top_n=s.rerank_depth)
         self.reranker = reranker
-        self._classifier: Any = None
+        temporal = make_reranker("time-aware", method=s.temporal, weight=s.temporal_weight) if s.temporal else None
+        self.rerankers: tuple[Reranker, ...] = tuple(r for r in (reranker, temporal) if r is not None)
         self.provenance: dict[str, Any] = dict(provenance or {})
         tuned = (DEFAULT_MIN_EVIDENCE, DEFAULT_MIN_CONFIDENCE)
-        if s.stance == "cross":
+        if s.stance != RULE_TUNED_WITH:
             tuned = getattr(self.stance, "rule_thresholds", None) or tuned  # tuned with that model
         self.rule = rule or CountRule(
             tuned[0] if s.min_evidence is None else s.min_evidence,
             tuned[1] if s.min_confidence is None else s.min_confidence,
+        )
+        self.verdict_method: VerdictMethod = make_verdict_method(
+            s.verdict, rule=self.rule, classifier=self._load_classifier
         )
         self.provenance = {"settings": asdict(s), "rule": repr(self.rule), **self.provenance}
 
@@ -205,66 +178,42 @@ class Checker:
         info = {"index": str(Path(directory)), "generation": path.name, "retriever": manifest.get("retriever")}
         return cls(retriever, settings, provenance=info, **components)
 
-    # -- components loaded on first use --
+    # -- steps loaded on first use --
 
     @property
     def encoder(self) -> CachedEncoder:
-        """Embeds claims and sentences for selection and stance: the int8 ONNX MiniLM when installed
-        (same embeddings, cosine >= 0.998, about twice as fast), else the fp32 one; the BIO
-        tagger reads token states, so it always gets the fp32 model."""
+        """Embeds claims and sentences for selection and stance, each text once: the encoder the
+        selector works best with (:func:`~factscout.select.base.default_encoder`) unless given."""
         if not isinstance(self._encoder, CachedEncoder):
-            if self._encoder is None:
-                if self.settings.selector == "bio":
-                    from factscout.retrieve.encoder import Encoder
-
-                    self._encoder = Encoder()
-                else:
-                    from factscout.retrieve.onnx_encoder import fast_encoder
-
-                    self._encoder = fast_encoder()
-            self._encoder = CachedEncoder(self._encoder)
+            given = self._encoder
+            self._encoder = CachedEncoder(given if given is not None else default_encoder(self.settings.selector))
         return self._encoder
 
     @property
     def selector(self) -> Selector:
-        if self._selector is None and self.settings.selector == "bio":
-            from factscout.select.tagger import BioTagger
-
-            self._selector = BioTagger.load(encoder=self.encoder)
         if self._selector is None:
-            from factscout.select.threshold import DEFAULT_THRESHOLD, ThresholdSelector
-
-            threshold = self.settings.threshold if self.settings.threshold is not None else DEFAULT_THRESHOLD
-            self._selector = ThresholdSelector(threshold, encoder=self.encoder)
+            self._selector = make_selector(
+                self.settings.selector, encoder=self.encoder, threshold=self.settings.threshold
+            )
         return self._selector
 
     @property
-    def stance(self) -> Any:
+    def stance(self) -> StanceModel:
         if self._stance is None:
-            if self.settings.stance == "cross":
-                from factscout.verify.cross_stance import CrossStanceModel
-
-                self._stance = CrossStanceModel.load()
-            else:
-                from factscout.verify.stance import StanceHead
-
-                self._stance = StanceHead.load(encoder=self.encoder)
+            self._stance = make_stance_model(self.settings.stance, encoder=self.encoder)
             self.provenance["stance_model"] = {
                 "kind": self.settings.stance,
                 **dict(getattr(self._stance, "info", {}) or {}),
             }
         return self._stance
 
-    @property
-    def classifier(self) -> Any:
-        if self._classifier is None:
-            from factscout.verify.classifier import VerdictClassifier
-            from factscout.verify.stance import StanceHead
+    def _load_classifier(self) -> VerdictClassifier:
+        from factscout.verify.classifier import VerdictClassifier
+        from factscout.verify.stance import StanceHead
 
-            # the classifier was trained on the SBERT-style head's probabilities
-            head = self.stance if isinstance(self.stance, StanceHead) else None
-            self._classifier = VerdictClassifier.load(encoder=self.encoder, stance=head)
-        return self._classifier
+        # the classifier was trained on the SBERT-style head's probabilities
+        head = self.stance if isinstance(self.stance, StanceHead) else None
+        return VerdictClassifier.load(encoder=self.encoder, stance=head)
 
     # -- the pipeline --
 
@@ -329,14 +278,9 @@ class Checker:
         out = []
         for claim in claims:
             ranking = fused.get(claim.claim_id, Ranking(claim.claim_id))
-            if self.reranker is not None and len(ranking):
-                ranking = self.reranker.rerank(
-                    claim.text, ranking, self.store, top_n=s.rerank_depth, interpolate="tuned"
-                )
-            if s.temporal is not None:
-                from factscout.temporal.rerank import TimeAwareReranker
-
-                ranking = TimeAwareReranker(s.temporal, s.temporal_weight).rerank(ranking, self.store, claim.date)
+            for reranker in self.rerankers:
+                if len(ranking):
+                    ranking = reranker.rerank(claim, ranking, self.store)
             extra: dict[str, Any] = {"planner_error": failed[claim.claim_id]} if claim.claim_id in failed else {}
             if claim.claim_id in missing:  # partial evidence: said in the report, never silent
                 extra["missing_shards"] = sorted(missing[claim.claim_id])
@@ -374,7 +318,7 @@ class Checker:
         selected = [self.selector.select_passage(claim, p) for p in read]
         flat = [sent for sents in selected for sent in sents]
         stances: list[Stance] = self.stance.predict(claim, flat) if flat else []
-        verdict = self.rule(stances)
+        verdict = self.verdict_method.judge(claim, stances, ranking, self.store)
         counted = {(x.passage_id, x.sentence_index): side for side, xs in (
             (SUPPORTS, verdict.supporting), (REFUTES, verdict.refuting)) for x in xs}  # fmt: skip
         stance_of = {(x.passage_id, x.sentence_index): x for x in stances}
@@ -400,18 +344,10 @@ class Checker:
                     days_from_claim=days_between(passage.published, claim.date),
                 )
             )
-        label, method, reason = verdict.label, "quin+ count rule", verdict.reason
-        if self.settings.verdict == "classifier":
-            prediction = self.classifier.predict_ranking(claim.text, ranking, self.store)
-            label, method = prediction.label, "quantemp++ classifier (claim + top-3 evidence with score > 0.5)"
-            probs = ", ".join(
-                f"{name} {p:.2f}" for name, p in zip(CLASSIFIER_LABELS, prediction.probabilities, strict=True)
-            )
-            reason = f"classifier probabilities: {probs}; count rule alone: {verdict.label}"
         summary = VerdictSummary(
-            label=label,
-            method=method,
-            reason=reason,
+            label=verdict.label,
+            method=verdict.method,
+            reason=verdict.reason,
             supporting=len(verdict.supporting),
             refuting=len(verdict.refuting),
             neutral=len(verdict.neutral),
@@ -419,7 +355,7 @@ class Checker:
         return Report(claim, queries, tuple(evidence), summary, {**self.provenance, **extra})
 
 
-def _passage_stance(sentences: Sequence[EvidenceSentence]) -> str:
+def _passage_stance(sentences: Sequence[EvidenceSentence]) -> StanceLabel:
     """The side of the passage's most confident counted sentence (``not enough info`` if none)."""
     best, label = -1.0, NOT_ENOUGH_INFO
     for s in sentences:
@@ -429,15 +365,3 @@ def _passage_stance(sentences: Sequence[EvidenceSentence]) -> str:
         if p > best:
             best, label = p, s.stance
     return label
-
-
-@dataclass
-class CheckStats:
-    """Counts for a batch run (what the CLI prints at the end)."""
-
-    claims: int = 0
-    verdicts: dict[str, int] = field(default_factory=dict)
-
-    def add(self, report: Report) -> None:
-        self.claims += 1
-        self.verdicts[report.verdict.label] = self.verdicts.get(report.verdict.label, 0) + 1

@@ -1,7 +1,9 @@
-"""Typed, frozen records that flow between the pipeline stages.
+"""Typed, frozen records that flow between the pipeline stages, and the label vocabularies.
 
-``Claim -> Query -> Ranking(Hit...)``; later stages add evidence, stance and verdict records.
-Ids are explicit strings given by the data, never derived from mutable fields.
+``Claim -> Query -> Ranking(Hit...) -> Sentence -> Stance -> Verdict``; the report
+(:mod:`factscout.report`) groups them per claim. Ids are explicit strings given by the data,
+never derived from mutable fields. The stance and verdict labels are ``Literal`` types defined
+here once; every step, the report and the models' files use these strings.
 """
 
 from __future__ import annotations
@@ -9,9 +11,28 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from factscout.errors import InputError
+
+StanceLabel = Literal["supports", "refutes", "not enough info"]
+"""The stance of an evidence sentence towards a claim."""
+SUPPORTS: StanceLabel = "supports"
+REFUTES: StanceLabel = "refutes"
+NOT_ENOUGH_INFO: StanceLabel = "not enough info"
+STANCE_LABELS: tuple[StanceLabel, StanceLabel, StanceLabel] = (SUPPORTS, REFUTES, NOT_ENOUGH_INFO)
+"""The stance classes, in the order of :attr:`Stance.probabilities`."""
+
+VerdictLabel = Literal["supported", "refuted", "not enough evidence", "conflicting"]
+"""The verdict on a claim."""
+SUPPORTED: VerdictLabel = "supported"
+REFUTED: VerdictLabel = "refuted"
+NOT_ENOUGH_EVIDENCE: VerdictLabel = "not enough evidence"
+CONFLICTING: VerdictLabel = "conflicting"
+VERDICT_LABELS: tuple[VerdictLabel, ...] = (SUPPORTED, REFUTED, NOT_ENOUGH_EVIDENCE, CONFLICTING)
+"""Every verdict a report can carry (the count rule gives the first three, the classifier all four)."""
+RULE_VERDICT_LABELS: tuple[VerdictLabel, VerdictLabel, VerdictLabel] = (SUPPORTED, REFUTED, NOT_ENOUGH_EVIDENCE)
+"""The verdicts of the Quin+ count rule (and of SciFact's gold labels), over which it is scored."""
 
 
 def _require_id(kind: str, value: object) -> str:
@@ -96,6 +117,14 @@ class Hit:
     found_by: tuple[str, ...] = ()
 
 
+class PassageLookup(Protocol):
+    """Passages by id: a ``dict`` or a retriever's passage store (``store[passage_id]``)."""
+
+    def __getitem__(self, passage_id: str, /) -> Passage: ...
+
+    def __contains__(self, passage_id: object, /) -> bool: ...
+
+
 @dataclass(frozen=True, slots=True)
 class DateFilterStats:
     """What a ``published_before`` filter did to the candidate pool of one query."""
@@ -125,7 +154,7 @@ class Ranking:
     __slots__ = ("_finders", "_hits", "_ids", "_scores", "date_filter", "missing_shards", "query_id")
     query_id: str
     date_filter: DateFilterStats | None
-    _ids: Sequence[str]
+    _ids: tuple[str, ...]
     _scores: Sequence[float]
     _finders: tuple[str, ...] | Sequence[tuple[str, ...]]
     _hits: tuple[Hit, ...] | None
@@ -164,7 +193,7 @@ class Ranking:
     ) -> None:
         for name, value in (
             ("query_id", query_id),
-            ("_ids", ids),
+            ("_ids", ids if isinstance(ids, tuple) else tuple(ids)),
             ("_scores", scores),
             ("_finders", finders),
             ("date_filter", date_filter),
@@ -240,8 +269,20 @@ class Ranking:
         return self._hits
 
     @property
-    def passage_ids(self) -> Sequence[str]:
+    def passage_ids(self) -> tuple[str, ...]:
+        """The passage ids, best first (an immutable tuple)."""
         return self._ids
+
+    def scores_in_order(self) -> tuple[float, ...]:
+        """The scores, best first, parallel to :attr:`passage_ids` (an immutable tuple)."""
+        return tuple(self._scores)
+
+    def score_of(self, passage_id: str) -> float:
+        """The score of ``passage_id`` (an :class:`InputError` if it is not in the ranking)."""
+        try:
+            return float(self._scores[self._ids.index(passage_id)])
+        except ValueError:
+            raise InputError(f"passage {passage_id!r} is not in ranking {self.query_id!r}") from None
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -297,3 +338,71 @@ def _restore_ranking(
     ranking = Ranking.__new__(Ranking)
     ranking._init(query_id, ids, scores, finders, date_filter, missing_shards)
     return ranking
+
+
+# --- evidence, stance and verdict ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence selected from a passage as candidate evidence for a claim.
+
+    ``index`` is the sentence's 0-based position in its passage; ``score`` is the selector's
+    score (cosine similarity to the claim for :class:`~factscout.select.threshold.ThresholdSelector`).
+    """
+
+    passage_id: str
+    index: int
+    text: str
+    score: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.passage_id, str):
+            raise InputError(f"sentence passage_id must be a string, got {self.passage_id!r}")
+        if not isinstance(self.index, int) or self.index < 0:
+            raise InputError(f"sentence index must be a non-negative int, got {self.index!r}")
+        if not isinstance(self.text, str):
+            raise InputError(f"sentence text must be a string, got {self.text!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Stance:
+    """The stance of one evidence sentence towards a claim, with the three class probabilities
+    in :data:`STANCE_LABELS` order (supports, refutes, not enough info)."""
+
+    passage_id: str
+    sentence_index: int
+    label: StanceLabel
+    probabilities: tuple[float, float, float]
+
+    def __post_init__(self) -> None:
+        if self.label not in STANCE_LABELS:
+            raise InputError(f"stance label {self.label!r} is not one of {', '.join(STANCE_LABELS)}")
+        if len(self.probabilities) != 3:
+            raise InputError(f"a stance needs 3 probabilities, got {self.probabilities!r}")
+
+    @property
+    def confidence(self) -> float:
+        """The probability of the predicted label."""
+        return float(self.probabilities[STANCE_LABELS.index(self.label)])
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A claim's verdict with the stances behind it, grouped by side, and a readable reason.
+
+    ``supporting``/``refuting`` hold the confident stances that were counted; ``neutral`` the
+    rest (not-enough-info stances and stances below the confidence threshold). ``method`` names
+    the verdict method that gave ``label`` (the report shows it).
+    """
+
+    label: VerdictLabel
+    supporting: tuple[Stance, ...]
+    refuting: tuple[Stance, ...]
+    neutral: tuple[Stance, ...]
+    reason: str
+    method: str = ""
+
+    def __post_init__(self) -> None:
+        if self.label not in VERDICT_LABELS:
+            raise InputError(f"verdict label {self.label!r} is not one of {', '.join(VERDICT_LABELS)}")

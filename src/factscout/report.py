@@ -40,11 +40,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from factscout.errors import InputError
-from factscout.records import Claim, Query
+from factscout.records import STANCE_LABELS, VERDICT_LABELS, Claim, Query, StanceLabel, VerdictLabel
 
 FORMAT = "factscout-report/1"
-STANCES = ("supports", "refutes", "not enough info")
-VERDICTS = ("supported", "refuted", "not enough evidence", "conflicting")
+STANCES = STANCE_LABELS  # the names this module always exported
+VERDICTS = VERDICT_LABELS
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ class EvidenceSentence:
     index: int
     text: str
     score: float
-    stance: str
+    stance: StanceLabel
     probabilities: tuple[float, float, float]
 
 
@@ -70,7 +70,7 @@ class Evidence:
     rank: int
     score: float
     found_by: tuple[str, ...]
-    stance: str
+    stance: StanceLabel
     sentences: tuple[EvidenceSentence, ...] = ()
     days_from_claim: int | None = None
 
@@ -88,7 +88,7 @@ class Evidence:
 class VerdictSummary:
     """The verdict with the sentence counts behind it and the rule or model that gave it."""
 
-    label: str
+    label: VerdictLabel
     method: str
     reason: str
     supporting: int

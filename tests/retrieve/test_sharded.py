@@ -93,7 +93,7 @@ def test_a_shard_that_does_not_answer_makes_the_ranking_partial(tiny_corpus):
     lost = {p.passage_id for p in tiny_corpus if shard_of(p.passage_id, 3) == 1}
     assert lost and list(ranking.passage_ids) == [pid for pid in full.passage_ids if pid not in lost]
     assert "partial" in repr(ranking)
-    assert ranking != Ranking.from_sorted("q1", ranking.passage_ids, ranking._scores, ("q1",))
+    assert ranking != Ranking.from_sorted("q1", ranking.passage_ids, ranking.scores_in_order(), ("q1",))
 
 
 @pytest.mark.slow

@@ -16,14 +16,20 @@ DATES = {
     "d": CLAIM_DAY + dt.timedelta(days=95),
     "e": None,
 }
+
+
+def claim_on(date: dt.date | None) -> Claim:
+    return Claim("c", "a claim", date)
+
+
 RANKING = Ranking("q", [Hit("a", 5.0), Hit("b", 4.0), Hit("c", 3.0), Hit("d", 2.0), Hit("e", 1.0)])
 
 
 def test_weight_one_is_the_temporal_ranking_alone():
-    out = TimeAwareReranker("claim-centered distance", 1.0).rerank(RANKING, DATES, CLAIM_DAY)
+    out = TimeAwareReranker("claim-centered distance", 1.0).rerank(claim_on(CLAIM_DAY), RANKING, DATES)
     # claim-centered scores (3, 4, 1, 2) and 0 for the undated passage
     assert list(out.passage_ids) == ["b", "a", "d", "c", "e"]
-    out = TimeAwareReranker("claim-based date", 1.0).rerank(RANKING, DATES, CLAIM_DAY)
+    out = TimeAwareReranker("claim-based date", 1.0).rerank(claim_on(CLAIM_DAY), RANKING, DATES)
     # (2, 3, 1, 0): d is after the claim, so it ties with the undated e (tie rule: passage id)
     assert list(out.passage_ids) == ["b", "a", "c", "d", "e"]
     assert out.scores()["d"] == out.scores()["e"] == 0.0
@@ -31,28 +37,28 @@ def test_weight_one_is_the_temporal_ranking_alone():
 
 def test_weight_zero_keeps_the_order_and_the_finders():
     ranking = Ranking("q", [Hit("a", 2.0, found_by=("q1",)), Hit("b", 1.0, found_by=("q2",))])
-    out = TimeAwareReranker("evidence-based date", 0.0).rerank(ranking, DATES, CLAIM_DAY)
+    out = TimeAwareReranker("evidence-based date", 0.0).rerank(claim_on(CLAIM_DAY), ranking, DATES)
     assert list(out.passage_ids) == ["a", "b"]
     assert [h.found_by for h in out.hits] == [("q1",), ("q2",)]
 
 
 def test_mixing_score_by_hand():
-    out = TimeAwareReranker("evidence-based date", 0.5).rerank(RANKING, DATES, CLAIM_DAY)
+    out = TimeAwareReranker("evidence-based date", 0.5).rerank(claim_on(CLAIM_DAY), RANKING, DATES)
     # minmax(score) of b = 0.75; evidence-based score of b = 3 of max 4
     assert out.scores()["b"] == pytest.approx(0.5 * 0.75 + 0.5 * 3 / 4)
     assert out.scores()["e"] == pytest.approx(0.0)
 
 
 def test_no_claim_date_or_all_undated_leaves_the_ranking_alone():
-    assert TimeAwareReranker().rerank(RANKING, DATES, None) == RANKING
+    assert TimeAwareReranker().rerank(claim_on(None), RANKING, DATES) == RANKING
     undated = {k: None for k in DATES}
-    out = TimeAwareReranker(weight=0.5).rerank(RANKING, undated, CLAIM_DAY)
+    out = TimeAwareReranker(weight=0.5).rerank(claim_on(CLAIM_DAY), RANKING, undated)
     assert list(out.passage_ids) == list(RANKING.passage_ids)
 
 
 def test_accepts_passages_and_ignores_unknown_ids():
     passages = {k: Passage(k, k, "", "text", v) for k, v in DATES.items() if k != "e"}
-    out = TimeAwareReranker("claim-centered distance", 1.0).rerank(RANKING, passages, CLAIM_DAY)
+    out = TimeAwareReranker("claim-centered distance", 1.0).rerank(claim_on(CLAIM_DAY), RANKING, passages)
     assert list(out.passage_ids)[:2] == ["b", "a"]
 
 

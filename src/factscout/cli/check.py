@@ -98,7 +98,7 @@ def check(
 
 
 def _write_reports(out_path: Path, reports: Any) -> None:
-    from factscout.check import CheckStats
+    from factscout.cli.stats import CheckStats
     from factscout.formats.jsonl import write_jsonl
 
     stats = CheckStats()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from factscout.errors import UnknownName
-from factscout.fuse.normalize import NORMALIZERS
+from factscout.fuse.normalize import NORMALISERS
 from factscout.records import Hit, Ranking
 
 
@@ -22,10 +21,7 @@ def plan_order(rankings: Sequence[Ranking]) -> list[Ranking]:
 def normalized(rankings: Sequence[Ranking], normalize: str | None) -> list[Ranking]:
     if normalize is None:
         return list(rankings)
-    try:
-        fn = NORMALIZERS[normalize]
-    except KeyError:
-        raise UnknownName("normalisation", normalize, NORMALIZERS) from None
+    fn = NORMALISERS[normalize]  # an unknown name raises UnknownName listing the known ones
     return [fn(r) for r in rankings]
 
 

@@ -324,7 +324,7 @@ def merge_rankings(
         pairs: list[tuple[float, str]] = []
         for rankings in answered:
             r = rankings[i]
-            pairs += zip(r._scores, r.passage_ids, strict=True)
+            pairs += zip(r.scores_in_order(), r.passage_ids, strict=True)
         pairs.sort(key=lambda t: (-t[0], t[1]))
         top = pairs[:k]
         stats = _sum_stats([rankings[i].date_filter for rankings in answered], published_before)

@@ -4,9 +4,11 @@
 Quin+ embedding-threshold selector (Samarinas et al. 2021) over SBERT embeddings (Reimers &
 Gurevych 2019); ``tune_threshold`` fits the threshold to rationale annotations.
 ``BioTagger.load().select_passage(claim, passage)`` is the Quin+ BIO sequence tagger (factscout's
-own head over frozen MiniLM token states, ``models/MODEL_CARD.md``).
+own head over frozen MiniLM token states, ``models/MODEL_CARD.md``). Both are
+:class:`~factscout.select.base.Selector` s, registered in ``SELECTORS`` (``make_selector(name)``).
 """
 
+from factscout.select.base import SELECTORS, Selector, make_selector, register_selector
 from factscout.select.tagger import BioTagger
 from factscout.select.threshold import (
     DEFAULT_THRESHOLD,
@@ -25,13 +27,17 @@ from factscout.select.threshold import (
 __all__ = [
     "DEFAULT_THRESHOLD",
     "PRF",
+    "SELECTORS",
     "BioTagger",
     "ScoredAbstract",
+    "Selector",
     "ThresholdCv",
     "ThresholdFit",
     "ThresholdSelector",
     "best_threshold",
     "cross_validate_threshold",
+    "make_selector",
+    "register_selector",
     "score_abstracts",
     "sentence_prf",
     "tune_threshold",

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.records import Claim, Passage
+from factscout.records import Claim, Passage, Sentence
 from factscout.retrieve.encoder import embed_fn
-from factscout.verify.stance import Sentence
+from factscout.select.base import register_selector
 
 # Tuned on all 809 SciFact train claims: micro sentence F1 0.418 (P 0.307, R 0.654); two-fold
 # cross-validated F1 0.412 (MODEL_CARD.md, "Sentence selection"; `factscout train stance` reproduces it).
@@ -104,6 +104,12 @@ class ThresholdSelector:
         from factscout.datasets.passages import sentences_of
 
         return self.select(claim.text, passage.passage_id, sentences_of(passage.text))
+
+
+@register_selector("threshold")
+def _threshold_selector(encoder: Any = None, threshold: float | None = None) -> ThresholdSelector:
+    """``threshold``: the cosine cut (``None``: :data:`DEFAULT_THRESHOLD`)."""
+    return ThresholdSelector(DEFAULT_THRESHOLD if threshold is None else threshold, encoder=encoder)
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:

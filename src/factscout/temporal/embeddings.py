@@ -6,7 +6,8 @@ snippets and a 2-core CPU encodes a few dozen a second, so the cache is kept per
 shards: an interrupted run keeps what it encoded, a different split (the test claims) only
 encodes the texts it has not seen, and a background job can fill the cache ahead of training.
 
-Shards live under ``$FACTSCOUT_CACHE/temporal-embeddings/<encoder>/`` as ``.npz`` files with
+The in-memory side is the shared :class:`~factscout.nn.encoding.VectorCache` (unbounded here:
+training reads every vector each epoch). Shards live under ``$FACTSCOUT_CACHE/temporal-embeddings/<encoder>/`` as ``.npz`` files with
 ``keys`` (sha1 of each text) and ``vectors`` (float32, L2-normalised).
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from factscout.nn.encoding import VectorCache
 from factscout.retrieve.encoder import cache_dir
 
 log = logging.getLogger(__name__)
@@ -55,7 +57,7 @@ class EmbeddingStore:
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{name}-{MAX_SEQ_LENGTH}")
         self.folder = Path(folder) if folder else cache_dir() / "temporal-embeddings" / safe
         self.shard_size = shard_size
-        self._index: dict[str, np.ndarray] | None = None
+        self._index: VectorCache[str] | None = None
 
     @property
     def encoder(self) -> Any:
@@ -63,14 +65,13 @@ class EmbeddingStore:
             self._encoder = default_encoder()
         return self._encoder
 
-    def _load(self) -> dict[str, np.ndarray]:
+    def _load(self) -> VectorCache[str]:
         if self._index is None:
-            index: dict[str, np.ndarray] = {}
+            index: VectorCache[str] = VectorCache(None)
             for path in sorted(self.folder.glob("*.npz")) if self.folder.is_dir() else []:
                 try:
                     with np.load(path) as z:
-                        for key, vec in zip(z["keys"].tolist(), z["vectors"], strict=True):
-                            index[str(key)] = vec
+                        index.update((str(key), vec) for key, vec in zip(z["keys"].tolist(), z["vectors"], strict=True))
                 except (OSError, ValueError, KeyError):
                     log.warning("ignoring unreadable embedding shard %s", path)
             self._index = index

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from factscout.errors import InputError
-from factscout.records import Hit, Passage, Ranking
+from factscout.records import Claim, Hit, Passage, Ranking
 from factscout.temporal.rankings import RANKINGS, temporal_scores
 from factscout.temporal.timestamps import delta_days
 
@@ -50,11 +50,13 @@ class TimeAwareReranker:
         if not 0.0 <= self.weight <= 1.0:
             raise InputError(f"time-aware re-ranking weight must be in [0, 1], got {self.weight!r}")
 
-    def rerank(self, ranking: Ranking, published: Published, claim_date: dt.date | None) -> Ranking:
-        """A new ranking of the same hits; ``published`` maps passage ids to dates or
-        passages (a dict, or the retriever's passage store).
+    def rerank(self, claim: Claim, ranking: Ranking, published: Published) -> Ranking:
+        """A new ranking of the same hits (the :class:`~factscout.rerank.base.Reranker` contract);
+        ``published`` maps passage ids to dates or passages (a dict, or the retriever's passage
+        store).
 
         Without a claim date no Δt is known and the ranking comes back unchanged."""
+        claim_date = claim.date
         if claim_date is None or not len(ranking):
             return ranking
         ids = list(ranking.passage_ids)

@@ -4,10 +4,22 @@
 :class:`Sentence` as supports / refutes / not enough info with factscout's own SBERT-style head
 (Reimers & Gurevych 2019) over frozen MiniLM embeddings; ``CountRule()(stances) -> Verdict``
 applies the Quin+ count rule (Samarinas et al. 2021). ``CrossStanceModel`` is the cross-encoder
-alternative (claim and sentence read together; ``factscout check --stance cross``). Training:
-``factscout train stance --out DIR`` and ``factscout train stance-cross --out DIR``.
+alternative (claim and sentence read together; ``factscout check --stance cross``) and
+``ClassifierVerdict`` the QuanTemp++ verdict classifier. The contracts and registries
+(``StanceModel``/``STANCE_MODELS``, ``VerdictMethod``/``VERDICT_METHODS``) are in
+:mod:`factscout.verify.base`. Training: ``factscout train stance --out DIR`` and
+``factscout train stance-cross --out DIR``.
 """
 
+from factscout.verify.base import (
+    STANCE_MODELS,
+    VERDICT_METHODS,
+    StanceModel,
+    VerdictMethod,
+    make_stance_model,
+    make_verdict_method,
+)
+from factscout.verify.classifier import ClassifierVerdict
 from factscout.verify.cross_stance import CrossStanceModel
 from factscout.verify.stance import (
     NOT_ENOUGH_INFO,
@@ -44,10 +56,13 @@ __all__ = [
     "REFUTED",
     "REFUTES",
     "STANCE_LABELS",
+    "STANCE_MODELS",
     "SUPPORTED",
     "SUPPORTS",
     "VERDICT_LABELS",
+    "VERDICT_METHODS",
     "BadModel",
+    "ClassifierVerdict",
     "CountRule",
     "CrossStanceModel",
     "ModelNotFound",
@@ -55,9 +70,13 @@ __all__ = [
     "Sentence",
     "Stance",
     "StanceHead",
+    "StanceModel",
     "Verdict",
+    "VerdictMethod",
     "count_rule",
     "majority_baseline",
+    "make_stance_model",
+    "make_verdict_method",
     "nli_features",
     "tune_rule",
 ]

@@ -37,22 +37,36 @@ from __future__ import annotations
 
 import math
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.records import (
+    CONFLICTING,
+    NOT_ENOUGH_EVIDENCE,
+    REFUTED,
+    SUPPORTED,
+    Claim,
+    PassageLookup,
+    Ranking,
+    Stance,
+    Verdict,
+    VerdictLabel,
+)
 from factscout.retrieve.encoder import embed_fn
+from factscout.verify.base import VERDICT_METHODS
 from factscout.verify.stance import MODEL_DIR, BadModel, ModelNotFound, StanceHead, _softmax
-from factscout.verify.verdict import NOT_ENOUGH_EVIDENCE, REFUTED, SUPPORTED
+from factscout.verify.verdict import CountRule
 
-if TYPE_CHECKING:
-    from factscout.records import Ranking
-
-CONFLICTING = "conflicting"
-CLASSIFIER_LABELS: tuple[str, str, str, str] = (SUPPORTED, REFUTED, CONFLICTING, NOT_ENOUGH_EVIDENCE)
+CLASSIFIER_LABELS: tuple[str, str, str, str] = (
+    SUPPORTED,
+    REFUTED,
+    CONFLICTING,
+    NOT_ENOUGH_EVIDENCE,
+)
 """The classifier's classes, in the order of :attr:`Prediction.probabilities` (AVeriTeC's four)."""
 
 TRUE, FALSE = "true", "false"
@@ -177,10 +191,6 @@ def verdict_features(
     else:
         v = np.zeros(d, dtype=np.float32)
     return np.concatenate([u, v, np.abs(u - v), u * v, stats]).astype(np.float32)
-
-
-def feature_size(dimension: int) -> int:
-    return 4 * dimension + len(STAT_NAMES)
 
 
 # --- the model -------------------------------------------------------------------------------
@@ -351,6 +361,42 @@ class VerdictClassifier:
         return [to_prediction(p) for p in self.predict_features(np.stack(feats))]
 
 
+@VERDICT_METHODS.register("classifier")
+class ClassifierVerdict:
+    """The verdict method ``classifier``: the label from :class:`VerdictClassifier` over the claim and
+    its top evidence, the counted sentences (and the report's counts) from the count ``rule``.
+
+    ``classifier`` is a loaded classifier or a function that loads one on first use (default: the
+    shipped one, :meth:`VerdictClassifier.load`).
+    """
+
+    METHOD = "quantemp++ classifier (claim + top-3 evidence with score > 0.5)"
+
+    def __init__(
+        self,
+        rule: CountRule | None = None,
+        classifier: VerdictClassifier | Callable[[], VerdictClassifier] | None = None,
+    ) -> None:
+        self.rule = rule if rule is not None else CountRule()
+        self._classifier = classifier
+
+    @property
+    def classifier(self) -> VerdictClassifier:
+        if not isinstance(self._classifier, VerdictClassifier):
+            self._classifier = VerdictClassifier.load() if self._classifier is None else self._classifier()
+        return self._classifier
+
+    def judge(self, claim: Claim, stances: Sequence[Stance], ranking: Ranking, passages: PassageLookup) -> Verdict:
+        counted = self.rule(stances)
+        prediction = self.classifier.predict_ranking(claim.text, ranking, passages)
+        probs = ", ".join(
+            f"{name} {p:.2f}" for name, p in zip(CLASSIFIER_LABELS, prediction.probabilities, strict=True)
+        )
+        reason = f"classifier probabilities: {probs}; count rule alone: {counted.label}"
+        label = cast(VerdictLabel, prediction.label)  # one of CLASSIFIER_LABELS
+        return Verdict(label, counted.supporting, counted.refuting, counted.neutral, reason, self.METHOD)
+
+
 def to_prediction(probabilities: Sequence[float]) -> Prediction:
     """A :class:`Prediction` whose label is the most probable class (ties: :data:`CLASSIFIER_LABELS` order)."""
     p = np.asarray(probabilities, dtype=np.float64)
@@ -370,6 +416,7 @@ __all__ = [
     "STAT_NAMES",
     "TOP_K",
     "TO_QUANTEMP",
+    "ClassifierVerdict",
     "Prediction",
     "VerdictClassifier",
     "normalized_evidence",

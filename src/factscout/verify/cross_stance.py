@@ -17,7 +17,6 @@ different ones from the head's.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,8 +26,11 @@ import numpy as np
 from factscout.errors import BadModel, InputError
 from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_file
 from factscout.nn.backbone import network_from_state
+from factscout.nn.encoding import VectorCache
 from factscout.nn.pairs import check_batching, run_pairs
-from factscout.verify.stance import STANCE_LABELS, Sentence, Stance, _softmax, to_stance
+from factscout.records import STANCE_LABELS, Sentence, Stance
+from factscout.verify.base import STANCE_MODELS
+from factscout.verify.stance import _softmax, to_stance
 
 if TYPE_CHECKING:
     from factscout.records import Claim
@@ -66,7 +68,7 @@ class CrossStanceModel:
         self.rule = dict(rule or {})
         self.device = device
         self.cache_size = cache_size
-        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._cache: VectorCache[tuple[str, str]] = VectorCache(cache_size)
         network.eval()
 
     @property
@@ -139,17 +141,8 @@ class CrossStanceModel:
         if len(claims) != len(sentences):
             raise InputError(f"{len(claims)} claims but {len(sentences)} sentences")
         keys = list(zip(claims, sentences, strict=True))
-        todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
-        if todo:
-            probs = _softmax(self.logits([k[0] for k in todo], [k[1] for k in todo]))
-            self._cache.update(zip(todo, probs, strict=True))
-        out = np.zeros((len(keys), len(STANCE_LABELS)), dtype=np.float32)
-        for i, k in enumerate(keys):
-            self._cache.move_to_end(k)
-            out[i] = self._cache[k]
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
-        return out
+        rows = self._cache.lookup(keys, lambda todo: _softmax(self.logits([k[0] for k in todo], [k[1] for k in todo])))
+        return np.stack(rows) if rows else np.zeros((0, len(STANCE_LABELS)), dtype=np.float32)
 
     def predict(self, claim: str | Claim, sentences: Sequence[Sentence | str]) -> list[Stance]:
         """The stance of each sentence towards ``claim``, in input order.
@@ -165,3 +158,9 @@ class CrossStanceModel:
             return []
         probs = self.predict_pairs([claim_text] * len(items), [s.text for s in items])
         return [to_stance(s.passage_id, s.index, p) for s, p in zip(items, probs, strict=True)]
+
+
+@STANCE_MODELS.register("cross")
+def _cross_stance(encoder: Any = None, **options: Any) -> CrossStanceModel:
+    """The shipped model (it reads claim and sentence together: the shared ``encoder`` is not used)."""
+    return CrossStanceModel.load(**options)

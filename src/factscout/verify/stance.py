@@ -12,80 +12,31 @@ all-MiniLM-L6-v2 embeddings (``factscout train stance --out DIR``) and ships
 only the head (``models/stance_minilm.npz``, fp16; ``models/MODEL_CARD.md`` has the data,
 licences and held-out figures). Inference is plain numpy; only the encoder needs torch.
 
-Records defined here flow to the verdict step: :class:`Sentence` (a selected evidence sentence)
-and :class:`Stance` (its predicted stance).
+Its records, :class:`~factscout.records.Sentence` (a selected evidence sentence) and
+:class:`~factscout.records.Stance` (its predicted stance), live in :mod:`factscout.records` and
+are re-exported here.
 """
 
 from __future__ import annotations
 
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from factscout.errors import BadModel, InputError, ModelNotFound
+from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance
 from factscout.retrieve.encoder import embed_fn
+from factscout.verify.base import STANCE_MODELS
 
 if TYPE_CHECKING:
     from factscout.records import Claim
 
-SUPPORTS, REFUTES, NOT_ENOUGH_INFO = "supports", "refutes", "not enough info"
-STANCE_LABELS: tuple[str, str, str] = (SUPPORTS, REFUTES, NOT_ENOUGH_INFO)
-"""The stance classes, in the order of :attr:`Stance.probabilities`."""
-
 MODEL_DIR = Path(__file__).parent / "models"
 MODEL_FILE = MODEL_DIR / "stance_minilm.npz"
 FEATURES = "u,v,|u-v|,u*v,cos"
-
-
-# --- records -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    """A sentence selected from a passage as candidate evidence for a claim.
-
-    ``index`` is the sentence's 0-based position in its passage; ``score`` is the selector's
-    score (cosine similarity to the claim for :class:`~factscout.select.threshold.ThresholdSelector`).
-    """
-
-    passage_id: str
-    index: int
-    text: str
-    score: float = 0.0
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.passage_id, str):
-            raise InputError(f"sentence passage_id must be a string, got {self.passage_id!r}")
-        if not isinstance(self.index, int) or self.index < 0:
-            raise InputError(f"sentence index must be a non-negative int, got {self.index!r}")
-        if not isinstance(self.text, str):
-            raise InputError(f"sentence text must be a string, got {self.text!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class Stance:
-    """The stance of one evidence sentence towards a claim, with the three class probabilities
-    in :data:`STANCE_LABELS` order (supports, refutes, not enough info)."""
-
-    passage_id: str
-    sentence_index: int
-    label: str
-    probabilities: tuple[float, float, float]
-
-    def __post_init__(self) -> None:
-        if self.label not in STANCE_LABELS:
-            raise InputError(f"stance label {self.label!r} is not one of {', '.join(STANCE_LABELS)}")
-        if len(self.probabilities) != 3:
-            raise InputError(f"a stance needs 3 probabilities, got {self.probabilities!r}")
-
-    @property
-    def confidence(self) -> float:
-        """The probability of the predicted label."""
-        return float(self.probabilities[STANCE_LABELS.index(self.label)])
 
 
 # --- features and head ---------------------------------------------------------------------
@@ -252,9 +203,32 @@ class StanceHead:
         return [to_stance(s.passage_id, s.index, p) for s, p in zip(items, probs, strict=True)]
 
 
+@STANCE_MODELS.register("head")
+def _stance_head(encoder: Any = None) -> StanceHead:
+    return StanceHead.load(encoder=encoder)
+
+
 def to_stance(passage_id: str, sentence_index: int, probabilities: Sequence[float]) -> Stance:
     """A :class:`Stance` whose label is the most probable class (ties: supports, refutes, NEI order)."""
     p = tuple(float(x) for x in probabilities)
     if len(p) != 3:
         raise InputError(f"a stance needs 3 probabilities, got {p!r}")
     return Stance(passage_id, sentence_index, STANCE_LABELS[int(np.argmax(p))], (p[0], p[1], p[2]))
+
+
+__all__ = [
+    "FEATURES",
+    "MODEL_DIR",
+    "MODEL_FILE",
+    "NOT_ENOUGH_INFO",
+    "REFUTES",
+    "STANCE_LABELS",
+    "SUPPORTS",
+    "BadModel",
+    "ModelNotFound",
+    "Sentence",
+    "Stance",
+    "StanceHead",
+    "nli_features",
+    "to_stance",
+]

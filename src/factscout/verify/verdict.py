@@ -22,12 +22,30 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from factscout.errors import InputError
-from factscout.verify.stance import REFUTES, SUPPORTS, Stance
+from factscout.records import (
+    NOT_ENOUGH_EVIDENCE,
+    REFUTED,
+    REFUTES,
+    RULE_VERDICT_LABELS,
+    SUPPORTED,
+    SUPPORTS,
+    Claim,
+    PassageLookup,
+    Ranking,
+    Stance,
+    Verdict,
+    VerdictLabel,
+)
+from factscout.verify.base import VERDICT_METHODS
 
-SUPPORTED, REFUTED, NOT_ENOUGH_EVIDENCE = "supported", "refuted", "not enough evidence"
-VERDICT_LABELS: tuple[str, str, str] = (SUPPORTED, REFUTED, NOT_ENOUGH_EVIDENCE)
+VERDICT_LABELS = RULE_VERDICT_LABELS
+"""The count rule's three verdicts (the name the trainers and benchmarks import; every label a
+report can carry is :data:`factscout.records.VERDICT_LABELS`)."""
+METHOD = "quin+ count rule"
+L = TypeVar("L", bound=str)
 
 # Tuned on the 607 training-part SciFact train claims (out-of-fold stances of the sentences with
 # cosine >= 0.62 in the cited abstracts): claim macro-F1 0.518 there, 0.579 on the 202 held-out
@@ -37,25 +55,6 @@ DEFAULT_MIN_CONFIDENCE = 0.4
 
 MIN_EVIDENCE_GRID: tuple[int, ...] = (1, 2, 3, 4)
 MIN_CONFIDENCE_GRID: tuple[float, ...] = tuple(round(0.34 + 0.02 * i, 2) for i in range(32))  # 0.34 .. 0.96
-
-
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """A claim's verdict with the stances behind it, grouped by side, and a readable reason.
-
-    ``supporting``/``refuting`` hold the confident stances that were counted; ``neutral`` the
-    rest (not-enough-info stances and stances below the confidence threshold).
-    """
-
-    label: str
-    supporting: tuple[Stance, ...]
-    refuting: tuple[Stance, ...]
-    neutral: tuple[Stance, ...]
-    reason: str
-
-    def __post_init__(self) -> None:
-        if self.label not in VERDICT_LABELS:
-            raise InputError(f"verdict label {self.label!r} is not one of {', '.join(VERDICT_LABELS)}")
 
 
 def count_rule(stances: Iterable[Stance], *, min_evidence: int, min_confidence: float) -> Verdict:
@@ -74,6 +73,7 @@ def count_rule(stances: Iterable[Stance], *, min_evidence: int, min_confidence: 
             refuting.append(s)
         else:
             neutral.append(s)
+    label: VerdictLabel
     n_sup, n_ref = len(supporting), len(refuting)
     counts = f"{n_sup} supporting, {n_ref} refuting, {len(neutral)} neutral (confidence >= {min_confidence:g})"
     if n_sup + n_ref < min_evidence:
@@ -84,7 +84,7 @@ def count_rule(stances: Iterable[Stance], *, min_evidence: int, min_confidence: 
         label, why = REFUTED, "more refuting than supporting sentences"
     else:
         label, why = NOT_ENOUGH_EVIDENCE, "as many supporting as refuting sentences"
-    return Verdict(label, tuple(supporting), tuple(refuting), tuple(neutral), f"{why}: {counts}")
+    return Verdict(label, tuple(supporting), tuple(refuting), tuple(neutral), f"{why}: {counts}", METHOD)
 
 
 class CountRule:
@@ -98,8 +98,18 @@ class CountRule:
     def __call__(self, stances: Iterable[Stance]) -> Verdict:
         return count_rule(stances, min_evidence=self.min_evidence, min_confidence=self.min_confidence)
 
+    def judge(self, claim: Claim, stances: Sequence[Stance], ranking: Ranking, passages: PassageLookup) -> Verdict:
+        """The :class:`~factscout.verify.base.VerdictMethod` form: the rule reads the stances only."""
+        return self(stances)
+
     def __repr__(self) -> str:
         return f"CountRule(min_evidence={self.min_evidence}, min_confidence={self.min_confidence:g})"
+
+
+@VERDICT_METHODS.register("rule")
+def _count_rule(rule: CountRule | None = None, **_: Any) -> CountRule:
+    """The given count rule, else one with the tuned defaults."""
+    return rule if rule is not None else CountRule()
 
 
 # --- classification scores -------------------------------------------------------------------
@@ -181,7 +191,7 @@ def tune_rule(
     return best
 
 
-def majority_label(labels: Iterable[str]) -> str:
+def majority_label(labels: Iterable[L]) -> L:
     """The most frequent label (ties: alphabetical), the majority-class baseline's only answer."""
     counts = Counter(labels)
     if not counts:

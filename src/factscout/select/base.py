@@ -1,0 +1,70 @@
+"""The selector contract: ``select_passage(claim, passage) -> [Sentence]``, and its registry.
+
+A selector keeps the sentences of a retrieved passage that may be evidence for the claim, in
+passage order, each a :class:`~factscout.records.Sentence` with the passage's id, the sentence's
+0-based index in :func:`~factscout.datasets.passages.sentences_of` and the selector's score.
+
+Selectors register a factory ``factory(encoder=None, **options) -> Selector`` with
+:func:`register_selector` beside their implementation; ``encoder`` is the sentence encoder the
+check pipeline shares between its steps. A selector that reads a transformer's token states
+(``token_states=True``) gets the fp32 sentence-transformers model, the others the fastest
+encoder installed (:func:`default_encoder`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from factscout.nn.encoding import SentenceEncoder
+from factscout.records import Claim, Passage, Sentence
+from factscout.registry import Registry
+
+
+@runtime_checkable
+class Selector(Protocol):
+    """Keeps the evidence sentences of one passage for one claim."""
+
+    def select_passage(self, claim: Claim, passage: Passage) -> list[Sentence]: ...
+
+
+SELECTORS: Registry[Callable[..., Selector]] = Registry("selector")
+_TOKEN_STATES: set[str] = set()
+
+F = TypeVar("F", bound=Callable[..., Selector])
+
+
+def register_selector(name: str, *, token_states: bool = False) -> Callable[[F], F]:
+    """Register a selector factory as ``name``; ``token_states``: it reads the encoder's model."""
+    add = SELECTORS.register(name)
+
+    def register(factory: F) -> F:
+        add(factory)
+        if token_states:
+            _TOKEN_STATES.add(name)
+        return factory
+
+    return register
+
+
+def make_selector(name: str, *, encoder: SentenceEncoder | None = None, **options: Any) -> Selector:
+    """The selector registered as ``name`` (unknown names list the known ones)."""
+    return SELECTORS[name](encoder=encoder, **options)
+
+
+def default_encoder(name: str) -> SentenceEncoder:
+    """The encoder selector ``name`` works best with: the int8 ONNX MiniLM when installed (same
+    embeddings, about twice as fast), else the fp32 one; a selector that reads token states
+    always gets the fp32 sentence-transformers model."""
+    SELECTORS[name]  # an unknown name lists the known ones
+    if name in _TOKEN_STATES:
+        from factscout.retrieve.encoder import Encoder
+
+        return Encoder()
+    from factscout.retrieve.onnx_encoder import fast_encoder
+
+    encoder: SentenceEncoder = fast_encoder()
+    return encoder
+
+
+__all__ = ["SELECTORS", "Selector", "default_encoder", "make_selector", "register_selector"]
