@@ -1,10 +1,14 @@
 import datetime as dt
+import inspect
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 from factscout.records import Passage
+
+TESTS = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -46,3 +50,74 @@ TINY = [
 @pytest.fixture(scope="session")
 def tiny_corpus() -> list[Passage]:
     return list(TINY)
+
+
+# -- markers applied by where a test runs or what it needs (`make test-fast` deselects them) ----------
+
+_FULL_DATASET_CALL = re.compile(r"""\b(?:loaded|load_dataset)\(\s*["']([a-z0-9_]+)["'](?P<rest>[^)]*)\)""")
+_HELPER_CALL = re.compile(r"\b(_?[a-z][a-z0-9_]*)\(")
+
+
+def _full_dataset_names() -> set[str]:
+    from factscout.datasets import DATASETS
+
+    return {name for name in DATASETS.names() if not name.endswith("_mini")}
+
+
+def _source(obj: object) -> str:
+    try:
+        return inspect.getsource(obj)  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        return ""
+
+
+def _reads_full_dataset(item: pytest.Item, full: set[str]) -> bool:
+    """True when the test, a tests/ fixture it requests or a helper of its own module it calls loads a
+    full dataset from the shared data folder (the ``*_mini`` fixtures are small and stay fast)."""
+    function = getattr(item, "function", None)
+    if function is None:
+        return False
+    texts = [_source(function)]
+    module = getattr(item, "module", None)
+    for name in set(_HELPER_CALL.findall(texts[0])):
+        helper = getattr(module, name, None)
+        if inspect.isfunction(helper) and helper.__module__ == getattr(module, "__name__", None):
+            texts.append(_source(helper))
+    for text in texts:
+        if "data_root()" in text and not any(word in text for word in ("FACTSCOUT_DATA", "root=", '"fixtures"')):
+            return True
+    fixtureinfo = getattr(item, "_fixtureinfo", None)
+    for defs in fixtureinfo.name2fixturedefs.values() if fixtureinfo else ():
+        for fixturedef in defs:
+            code = getattr(fixturedef.func, "__code__", None)
+            if code is not None and Path(code.co_filename).resolve().is_relative_to(TESTS):
+                texts.append(_source(fixturedef.func))
+    for text in texts:
+        for match in _FULL_DATASET_CALL.finditer(text):
+            if match.group(1) in full and "root=" not in match.group("rest"):
+                return True
+    return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark tests by what they need, so no test file carries these markers by hand:
+    ``browser`` (Chromium: tests/service/test_browser.py), ``postgres`` (a live server: the ``pg_server``
+    fixture or a ``pg-*`` backend parameter), ``ray`` (the two-node cluster fixture) and ``dataset`` (a full
+    dataset from the shared data folder)."""
+    full = _full_dataset_names()
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        path = Path(str(item.path))
+        if path.name == "test_browser.py" or "browser" in names:
+            item.add_marker(pytest.mark.browser)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if (
+            "pg_server" in names
+            or path.name == "test_postgres.py"
+            or any(isinstance(v, str) and v.startswith("pg-") for v in params.values())
+        ):
+            item.add_marker(pytest.mark.postgres)
+        if "ray_cluster" in names and not item.get_closest_marker("ray"):
+            item.add_marker(pytest.mark.ray)
+        if _reads_full_dataset(item, full):
+            item.add_marker(pytest.mark.dataset)
