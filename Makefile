@@ -30,9 +30,9 @@ lint: $(STAMP)
 test: lint
 	$(VENV)/bin/pytest -q
 
-# the inner loop: unit tests only, no Ray cluster, Chromium, PostgreSQL server, full dataset or slow model (docs/testing.md)
+# the inner loop: unit tests only, no Ray cluster, Chromium, PostgreSQL server, full dataset or sentence encoder (docs/testing.md)
 test-fast: $(STAMP)
-	$(VENV)/bin/pytest -q -m 'not slow and not ray and not browser and not postgres and not dataset'
+	$(VENV)/bin/pytest -q -m 'not slow and not ray and not browser and not postgres and not dataset and not encoder'
 
 bench: $(STAMP)
 	$(PY) benchmarks/retrieval_quality.py
