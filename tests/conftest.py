@@ -1,14 +1,10 @@
 import datetime as dt
-import inspect
 import os
-import re
 from pathlib import Path
 
 import pytest
 
 from factscout.records import Passage
-
-TESTS = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -53,6 +49,11 @@ def tiny_corpus() -> list[Passage]:
 
 
 # -- markers applied by where a test runs or what it needs (`make test-fast` deselects them) ----------
+
+import inspect  # noqa: E402  (this section is appended; its imports stay with it)
+import re  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
 
 _FULL_DATASET_CALL = re.compile(r"""\b(?:loaded|load_dataset)\(\s*["']([a-z0-9_]+)["'](?P<rest>[^)]*)\)""")
 _HELPER_CALL = re.compile(r"\b(_?[a-z][a-z0-9_]*)\(")
