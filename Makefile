@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint bench setup clean
+.PHONY: demo test test-fast lint bench setup clean
 
 $(STAMP):
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -29,6 +29,10 @@ lint: $(STAMP)
 
 test: lint
 	$(VENV)/bin/pytest -q
+
+# the inner loop: unit tests only, no Ray cluster, Chromium, PostgreSQL server, full dataset or sentence encoder (docs/testing.md)
+test-fast: $(STAMP)
+	$(VENV)/bin/pytest -q -m 'not slow and not ray and not browser and not postgres and not dataset and not encoder'
 
 bench: $(STAMP)
 	$(PY) benchmarks/retrieval_quality.py

@@ -1,29 +1,328 @@
-"""Copy the tables in benchmarks/results/*.md into README.md between their markers.
+"""Regenerate the generated parts of README.md and docs/*.md from benchmarks/results and the registries.
 
-A README section ``<!-- results:NAME -->`` ... ``<!-- /results:NAME -->`` is replaced by the
-content of ``benchmarks/results/NAME.md``; run after the benchmark scripts (``make bench``).
+* Result blocks: a section ``<!-- results:NAME -->`` ... ``<!-- /results:NAME -->`` in README.md or any
+  docs/*.md is replaced by the content of ``benchmarks/results/NAME.md`` (the result tables live in
+  docs/results.md; run after the benchmark scripts, ``make bench``).
+* The README's headline table (``<!-- generated:headline -->``): each figure is read from a table in
+  ``benchmarks/results`` (:data:`HEADLINES` says which row and column), so it cannot drift from them.
+* The README's components table (``<!-- generated:components -->``): every
+  :class:`factscout.registry.Registry` found by importing the modules of the ``factscout`` package, with
+  its registered names; a registry added anywhere in the package appears without editing this script.
+
+``--check`` writes nothing and exits 1 if a file would change (tests/test_readme.py runs it).
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib
+import pkgutil
 import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+# result files summarised elsewhere rather than copied: the per-seed runs behind temporal_seeds.md
+NOT_COPIED = {"temporal_seed1", "temporal_seed2", "temporal_seed3"}
 
 
-def main() -> None:
-    readme = ROOT / "README.md"
-    text = readme.read_text()
-    for result in sorted((ROOT / "benchmarks" / "results").glob("*.md")):
-        name = result.stem
-        block = f"<!-- results:{name} -->\n{result.read_text().strip()}\n<!-- /results:{name} -->"
-        pattern = re.compile(rf"<!-- results:{re.escape(name)} -->.*?<!-- /results:{re.escape(name)} -->", re.S)
-        text, n = pattern.subn(lambda _, block=block: block, text)
+# -- markdown tables in the result files ---------------------------------------------------------------
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
+    """Every pipe table of a markdown text as (header, rows)."""
+    found, lines, i = [], text.splitlines(), 0
+    while i < len(lines) - 1:
+        if lines[i].startswith("|") and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", lines[i + 1].strip()):
+            header, rows, i = _cells(lines[i]), [], i + 2
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append(_cells(lines[i]))
+                i += 1
+            found.append((header, rows))
+        else:
+            i += 1
+    return found
+
+
+def cell(result: str, column: str, **where: str) -> str:
+    """The ``column`` cell of the first row of ``benchmarks/results/<result>.md`` whose cells match
+    ``where`` (column -> value; underscores in keyword names stand for spaces)."""
+    conditions = {k.replace("_", " "): v for k, v in where.items()}
+    for header, rows in tables((RESULTS / f"{result}.md").read_text()):
+        if column not in header or any(k not in header for k in conditions):
+            continue
+        for row in rows:
+            if all(row[header.index(k)] == v for k, v in conditions.items()):
+                return row[header.index(column)]
+    raise SystemExit(f"{result}.md: no table row with {conditions} and a {column!r} column")
+
+
+# -- the README's headline table ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Headline:
+    what: str
+    data: str
+    result: str  # format string over the cells
+    against: str
+    link: str  # docs/results.md anchor
+    cells: dict[str, Callable[[], str]] = field(default_factory=dict)
+
+    def row(self) -> str:
+        values = {name: get() for name, get in self.cells.items()}
+        link = f"[{self.link.split('#')[0].removesuffix('.md')}](docs/{self.link})"
+        return (
+            f"| {self.what} | {self.data} | {self.result.format(**values)} | {self.against.format(**values)} | {link} |"
+        )
+
+
+def _c(result: str, column: str, **where: str) -> Callable[[], str]:
+    return lambda: cell(result, column, **where)
+
+
+_CHECK = "factscout check (decompose, hybrid, combsum-norm)"
+_SHIPPED = "classifier, top-3 evidence > 0.5 (shipped)"
+HEADLINES = [
+    Headline(
+        "Retrieval: hybrid BM25 + MiniLM",
+        "SciFact train, 809 claims",
+        "nDCG@10 {hybrid}",
+        "BM25 {bm25}",
+        "results.md#retrieval",
+        {
+            "hybrid": _c("retrieval_quality", "nDCG@10", retriever="hybrid linear, 2-fold CV (alpha=0.6/0.6)"),
+            "bm25": _c("retrieval_quality", "nDCG@10", retriever="BM25 (k1=0.9, b=0.4; default)"),
+        },
+    ),
+    Headline(
+        "Query planning: `decompose` sub-queries, CombSUM-norm, published-before filter",
+        "AVeriTeC train, 3,067 claims",
+        "R@100 {plan}",
+        "the claim alone {claim}",
+        "results.md#query-planning-and-fusion-quantemp",
+        {
+            "plan": _c("query_planning_bm25", "R@100", planner="decompose", date_filter="yes", fusion="combsum-norm"),
+            "claim": _c("query_planning_bm25", "R@100", planner="claim", date_filter="yes", fusion="combsum-norm"),
+        },
+    ),
+    Headline(
+        "Verdict: `check` end to end (3 passages read)",
+        "SciFact, 202 held-out claims",
+        "macro-F1 {check}",
+        "claim only {claim}, majority {majority}",
+        "results.md#evidence-selection-stance-and-verdict-factscouts-own-models-trained-offline",
+        {
+            "check": _c("verdict", "macro-F1", system=_CHECK, passages_read="3"),
+            "claim": _c("verdict", "macro-F1", system="claim only (logistic regression on the claim embedding)"),
+            "majority": _c("verdict", "macro-F1", system="majority class (supported)"),
+        },
+    ),
+    Headline(
+        "Verdict classifier (QuanTemp++, 4 labels)",
+        "AVeriTeC train, 5-fold CV",
+        "macro-F1 {shipped}",
+        "claim only {claim}, majority {majority}",
+        "results.md#evidence-selection-stance-and-verdict-factscouts-own-models-trained-offline",
+        {
+            "shipped": _c("verdict_classifier", "macro-F1", system=_SHIPPED),
+            "claim": _c("verdict_classifier", "macro-F1", system="claim only (same head, claim embedding)"),
+            "majority": _c("verdict_classifier", "macro-F1", system="majority class (each fold's training majority)"),
+        },
+    ),
+    Headline(
+        "Query rewriting (Kazemi et al.): one-action classifier",
+        "SciFact, 202 held-out claims",
+        "mAP@50 {policy}",
+        "the original claim {original} (no policy beats it)",
+        "results.md#query-rewriting-kazemi-et-al",
+        {
+            "policy": _c("rewriting", "mAP@50", policy="one-action classifier"),
+            "original": _c("rewriting", "mAP@50", policy="original claim"),
+        },
+    ),
+    Headline(
+        "Time-aware evidence ranking (Allein et al.)",
+        "MultiFC dev, BiLSTM, 4 seeds",
+        "micro-F1 {aware} ({gain})",
+        "base {base}; random weights {random}",
+        "results.md#time-aware-evidence-ranking-allein-et-al-2021-multifc",
+        {
+            "aware": _c(
+                "temporal_seeds",
+                "mean micro-F1",
+                method="time-aware (best temporal ranking per domain, chosen on dev)",
+            ),
+            "gain": _c(
+                "temporal_seeds",
+                "mean gain vs base",
+                method="time-aware (best temporal ranking per domain, chosen on dev)",
+            ),
+            "base": _c("temporal_seeds", "mean micro-F1", method="base"),
+            "random": _c("temporal_seeds", "mean micro-F1", method="random"),
+        },
+    ),
+    Headline(
+        "Web collection: leaked evidence removed before fetching",
+        "MultiFC dev, 200 claims, real Google results",
+        "fact-check sites {factcheck}% and later pages {later}% of the results",
+        "kept as relevant: {kept}%",
+        "results.md#web-collection",
+        {
+            "kept": _c("web_collection", "% of results", what_happened_to_each_result="kept: relevant (qrels)"),
+            "factcheck": _c("web_collection", "% of results", what_happened_to_each_result="fact-check site (leakage)"),
+            "later": _c(
+                "web_collection", "% of results", what_happened_to_each_result="published on or after the claim date"
+            ),
+        },
+    ),
+    Headline(
+        "Web service: `/v1/search`, 50 concurrent clients",
+        "SciFact, hybrid index, 2 cores",
+        "p99 {p99} s at {rps} requests/s",
+        "target p99 <= 2 s",
+        "results.md#service-load",
+        {
+            "p99": _c("load", "p99 s", endpoint="/v1/search", index="hybrid"),
+            "rps": _c("load", "requests/s", endpoint="/v1/search", index="hybrid"),
+        },
+    ),
+    Headline(
+        "Scale-out: BFS trajectories on Ray, 2 workers",
+        "SciFact train, 100 claims",
+        "speed-up {speedup}x, same output",
+        "1 worker",
+        "results.md#scale-out-on-ray",
+        {"speedup": _c("scale", "speed-up", BFS_run="2 Ray workers")},
+    ),
+    Headline(
+        "Server backend: BM25 in PostgreSQL",
+        "SciFact train, 809 queries",
+        "nDCG@10 {server}, {server_qps} queries/s",
+        "embedded {embedded}, {embedded_qps} queries/s",
+        "results.md#server-backend-postgresql--pgvector",
+        {
+            "server": _c("server_backend", "nDCG@10 server", retrieval="BM25"),
+            "server_qps": _c("server_backend", "server q/s", retrieval="BM25"),
+            "embedded": _c("server_backend", "nDCG@10 emb.", retrieval="BM25"),
+            "embedded_qps": _c("server_backend", "embedded q/s", retrieval="BM25"),
+        },
+    ),
+]
+
+
+def headline_table() -> str:
+    rows = [
+        "| what | data | factscout | against | details |",
+        "|---|---|---|---|---|",
+        *(h.row() for h in HEADLINES),
+    ]
+    return "\n".join(rows)
+
+
+# -- the README's components table ----------------------------------------------------------------------
+
+# packages in pipeline order (docs/design.md); others follow alphabetically
+ORDER = ["plan", "rewrite", "retrieve", "fuse", "rerank", "temporal", "select", "verify", "datasets", "collect"]
+
+
+def registries() -> list[tuple[str, str, str, list[str]]]:
+    """(role, defining module, variable, names) of every Registry in the factscout package. Importing
+    every module also runs the registrations made outside a registry's own module (``scale`` adds
+    its Ray implementations that way)."""
+    sys.path.insert(0, str(ROOT / "src"))
+    import factscout
+    from factscout.registry import Registry
+
+    if Path(factscout.__file__ or "").resolve().parents[1] != ROOT / "src":
+        raise SystemExit(f"imported factscout from {factscout.__file__}, not from {ROOT / 'src'}")
+
+    failed: list[str] = []
+    modules = []
+    for info in pkgutil.walk_packages(factscout.__path__, "factscout.", onerror=failed.append):
+        try:
+            modules.append(importlib.import_module(info.name))
+        except ImportError as exc:  # an optional dependency not installed: its names are missing
+            failed.append(f"{info.name} ({exc})")
+    for name in failed:
+        print(f"could not import {name}; the components table may miss its names", file=sys.stderr)
+    found: dict[int, tuple[str, str, str, list[str]]] = {}
+    for module in modules:
+        source = Path(module.__file__ or "").read_text() if module.__file__ else ""
+        for attr, value in vars(module).items():
+            defined_here = re.search(rf"^{re.escape(attr)}\s*(?::[^=\n]*)?=\s*Registry\(", source, re.M)
+            if isinstance(value, Registry) and defined_here:
+                found[id(value)] = (value.kind, module.__name__, attr, value.names())
+
+    def key(row: tuple[str, str, str, list[str]]) -> tuple[int, str, str]:
+        package = row[1].split(".")[1]
+        return (ORDER.index(package) if package in ORDER else len(ORDER), row[1], row[2])
+
+    return sorted(found.values(), key=key)
+
+
+def components_table() -> str:
+    rows = ["| role | registry | names |", "|---|---|---|"]
+    for kind, module, attr, names in registries():
+        path = module.removeprefix("factscout.").replace(".", "/") + ".py"
+        listed = ", ".join(f"`{n}`" for n in names) or "-"
+        rows.append(f"| {kind} | `{attr}` (`{path}`) | {listed} |")
+    return "\n".join(rows)
+
+
+# -- writing ----------------------------------------------------------------------------------------------
+
+
+def _replace(text: str, tag: str, content: str) -> tuple[str, int]:
+    pattern = re.compile(rf"<!-- {tag} -->.*?<!-- /{tag} -->", re.S)
+    block = f"<!-- {tag} -->\n{content.strip()}\n<!-- /{tag} -->"
+    return pattern.subn(lambda _: block, text)
+
+
+def render() -> dict[Path, str]:
+    """The new text of every file with a generated part."""
+    files = [README, *sorted(DOCS.glob("*.md"))]
+    texts = {path: path.read_text() for path in files}
+    placed: set[str] = set()
+    for result in sorted(RESULTS.glob("*.md")):
+        for path in files:
+            texts[path], n = _replace(texts[path], f"results:{result.stem}", result.read_text())
+            if n:
+                placed.add(result.stem)
+    for result in sorted(RESULTS.glob("*.md")):
+        if result.stem not in placed and result.stem not in NOT_COPIED:
+            print(f"no file has a marker for {result.stem}; skipped", file=sys.stderr)
+    for tag, make in (("generated:headline", headline_table), ("generated:components", components_table)):
+        texts[README], n = _replace(texts[README], tag, make())
         if n == 0:
-            print(f"README has no marker for {name}; skipped")
-    readme.write_text(text)
+            raise SystemExit(f"README.md has no <!-- {tag} --> block")
+    return texts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change")
+    args = parser.parse_args(argv)
+    changed = []
+    for path, text in render().items():
+        if path.read_text() != text:
+            changed.append(path.relative_to(ROOT))
+            if not args.check:
+                path.write_text(text)
+    if args.check and changed:
+        print("out of date (run python benchmarks/update_readme.py): " + ", ".join(map(str, changed)))
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

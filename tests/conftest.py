@@ -49,3 +49,107 @@ TINY = [
 @pytest.fixture(scope="session")
 def tiny_corpus() -> list[Passage]:
     return list(TINY)
+
+
+# -- markers applied by where a test runs or what it needs (`make test-fast` deselects them) ----------
+
+import inspect  # noqa: E402  (this section is appended; its imports stay with it)
+import re  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
+
+_FULL_DATASET_CALL = re.compile(r"""\b(?:loaded|load_dataset)\(\s*["']([a-z0-9_]+)["'](?P<rest>[^)]*)\)""")
+_HELPER_CALL = re.compile(r"\b(_?[a-z][a-z0-9_]*)\(")
+
+
+def _full_dataset_names() -> set[str]:
+    from factscout.datasets import DATASETS
+
+    return {name for name in DATASETS.names() if not name.endswith("_mini")}
+
+
+def _source(obj: object) -> str:
+    try:
+        return inspect.getsource(obj)  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        return ""
+
+
+def _sources(item: pytest.Item) -> tuple[list[str], list[str]]:
+    """The source of a test and of the helpers of its own module it calls, and the sources of the
+    ``tests/`` fixtures it requests (directly or through other fixtures)."""
+    function = getattr(item, "function", None)
+    if function is None:
+        return [], []
+    own = [_source(function)]
+    module = getattr(item, "module", None)
+    for name in set(_HELPER_CALL.findall(own[0])):
+        helper = getattr(module, name, None)
+        if inspect.isfunction(helper) and helper.__module__ == getattr(module, "__name__", None):
+            own.append(_source(helper))
+    fixtures = []
+    fixtureinfo = getattr(item, "_fixtureinfo", None)
+    for defs in fixtureinfo.name2fixturedefs.values() if fixtureinfo else ():
+        for fixturedef in defs:
+            code = getattr(fixturedef.func, "__code__", None)
+            if code is not None and Path(code.co_filename).resolve().is_relative_to(TESTS):
+                fixtures.append(_source(fixturedef.func))
+    return own, fixtures
+
+
+def _reads_full_dataset(own: list[str], fixtures: list[str], full: set[str]) -> bool:
+    """True when the test, a helper of its own module it calls or a tests/ fixture it requests loads a
+    full dataset from the shared data folder (the ``*_mini`` fixtures are small and stay fast)."""
+    for text in own:
+        if "data_root()" in text and not any(word in text for word in ("FACTSCOUT_DATA", "root=", '"fixtures"')):
+            return True
+    for text in own + fixtures:
+        for match in _FULL_DATASET_CALL.finditer(text):
+            if match.group(1) in full and "root=" not in match.group("rest"):
+                return True
+    return False
+
+
+# what runs the real MiniLM sentence encoder: a Checker (selection and stance embed sentences), the demo,
+# a dense or hybrid index, an encoder or a MiniLM-state rewrite policy built directly
+_ENCODER_FIXTURES = {"checker"}
+_ENCODER_CALL = re.compile(
+    r"""\bChecker(?:\.from_index)?\(|["']check["']|run_demo\(|["']demo["']|\bEncoder\(\)|FINETUNED_ENCODER|"""
+    r"""build_(?:index|retriever)\([^)]*["'](?:dense|hybrid)["']|--policy["'], ["']averitec-bm25"""
+)
+
+
+def _runs_the_encoder(item: pytest.Item, own: list[str], fixtures: list[str]) -> bool:
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if any(isinstance(v, str) and v.startswith(("dense", "hybrid")) for v in params.values()):
+        return True
+    if _ENCODER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    return any(_ENCODER_CALL.search(text) for text in own + fixtures)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark tests by what they need, so no test file carries these markers by hand:
+    ``browser`` (Chromium: tests/service/test_browser.py), ``postgres`` (a live server: the ``pg_server``
+    fixture or a ``pg-*`` backend parameter), ``ray`` (the two-node cluster fixture), ``dataset`` (a full
+    dataset from the shared data folder) and ``encoder`` (runs the real MiniLM sentence encoder)."""
+    full = _full_dataset_names()
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        path = Path(str(item.path))
+        if path.name == "test_browser.py" or "browser" in names:
+            item.add_marker(pytest.mark.browser)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if (
+            "pg_server" in names
+            or path.name == "test_postgres.py"
+            or any(isinstance(v, str) and v.startswith("pg-") for v in params.values())
+        ):
+            item.add_marker(pytest.mark.postgres)
+        if "ray_cluster" in names and not item.get_closest_marker("ray"):
+            item.add_marker(pytest.mark.ray)
+        own, fixtures = _sources(item)
+        if _reads_full_dataset(own, fixtures, full):
+            item.add_marker(pytest.mark.dataset)
+        if _runs_the_encoder(item, own, fixtures):
+            item.add_marker(pytest.mark.encoder)
