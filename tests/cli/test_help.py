@@ -10,6 +10,9 @@ from factscout.datasets import DATASETS
 from factscout.fuse import FUSIONS
 from factscout.plan import PLANNERS
 from factscout.retrieve import RETRIEVERS
+from factscout.rewrite.io import BASELINES, shipped_policies
+from factscout.select import SELECTORS
+from factscout.verify import STANCE_MODELS, VERDICT_METHODS
 
 runner = CliRunner()
 
@@ -69,6 +72,12 @@ def test_options_are_unchanged(command):
         ("plan", "--planner", PLANNERS.names()),
         ("check", "--planner", PLANNERS.names()),
         ("search", "--fusion", FUSIONS.names()),
+        ("check", "--fusion", FUSIONS.names()),
+        ("check", "--selector", SELECTORS.names()),
+        ("check", "--stance", STANCE_MODELS.names()),
+        ("check", "--verdict", VERDICT_METHODS.names()),
+        ("rewrite", "--policy", [*shipped_policies(), *BASELINES]),
+        ("serve", "--policy", [*shipped_policies(), *BASELINES]),
         ("collect", "--provider", PROVIDERS.names()),
         ("demo", "--retriever", [n for n in RETRIEVERS.names() if not n.startswith("pg-")]),
         ("demo", "--dataset", [n for n in DATASETS.names() if n.startswith("scifact")]),

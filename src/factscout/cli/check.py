@@ -20,7 +20,10 @@ from factscout.cli.common import (
     quiet_libraries,
     read_claims,
 )
+from factscout.fuse import FUSIONS
 from factscout.plan import PLANNERS
+from factscout.select import SELECTORS
+from factscout.verify import STANCE_MODELS, VERDICT_METHODS
 
 
 @friendly
@@ -33,21 +36,13 @@ def check(
     claims: Annotated[Path | None, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?)")] = None,
     out_path: Annotated[Path | None, typer.Option("--out", help="reports JSONL to write (with --claims)")] = None,
     planner: Annotated[str, typer.Option(help=one_of(PLANNERS))] = "decompose",
-    fusion: Annotated[str, typer.Option(help="how sub-query rankings are fused")] = "combsum-norm",
+    fusion: Annotated[str, typer.Option(help="how sub-query rankings are fused: " + one_of(FUSIONS))] = "combsum-norm",
     passages: Annotated[int, typer.Option(help="top passages read for evidence sentences")] = 5,
     depth: Annotated[int, typer.Option(help="passages retrieved per query")] = 100,
-    # TODO(registry): list rerank.base.RERANKERS once that registry is merged
     rerank: Annotated[bool, typer.Option("--rerank", help="re-rank the top 50 with factscout's cross-encoder")] = False,
-    # TODO(registry): build from select.base.SELECTORS once that registry is merged
-    selector: Annotated[str, typer.Option(help="evidence sentences: threshold | bio (the BIO tagger)")] = "threshold",
-    # TODO(registry): build from verify.base.STANCE_MODELS once that registry is merged
-    stance: Annotated[
-        str, typer.Option(help="head (SBERT-style, fast) | cross (cross-encoder: claim and sentence read together)")
-    ] = "head",
-    # TODO(registry): build from verify.base.VERDICT_METHODS once that registry is merged
-    verdict: Annotated[
-        str, typer.Option(help="rule (Quin+ count rule) | classifier (QuanTemp++, can say conflicting)")
-    ] = "rule",
+    selector: Annotated[str, typer.Option(help="evidence sentence selector: " + one_of(SELECTORS))] = "threshold",
+    stance: Annotated[str, typer.Option(help="stance model: " + one_of(STANCE_MODELS))] = "head",
+    verdict: Annotated[str, typer.Option(help="verdict method: " + one_of(VERDICT_METHODS))] = "rule",
     no_date_filter: Annotated[
         bool, typer.Option("--no-date-filter", help="also use evidence published after the claim date")
     ] = False,

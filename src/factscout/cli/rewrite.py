@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from factscout.cli.common import err, friendly, out, progress, quiet_libraries, read_claims
+from factscout.cli.common import err, friendly, one_of, out, progress, quiet_libraries, read_claims
+from factscout.rewrite.io import BASELINES, shipped_policies
 
 
 @friendly
@@ -16,12 +17,11 @@ def rewrite(
     index: Annotated[Path, typer.Option("--index", help="index directory built with `factscout index`")] = Path(
         ".factscout/scifact-index"
     ),
-    # TODO(registry): list the RewritePolicy registry's names once rewrite/ has one
     policy: Annotated[
         str | None,
         typer.Option(
-            help="policy folder from `factscout train rewrite`, a shipped policy (averitec-bm25...), "
-            "or a baseline: original | random"
+            help="policy folder from `factscout train rewrite`, a shipped policy: "
+            f"{one_of(shipped_policies())}, or a baseline: {one_of(BASELINES)}"
         ),
     ] = None,
     claims: Annotated[Path | None, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?)")] = None,

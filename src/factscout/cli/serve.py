@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from factscout.cli.common import err, friendly, quiet_libraries
+from factscout.cli.common import err, friendly, one_of, quiet_libraries
+from factscout.rewrite.io import BASELINES, shipped_policies
 
 
 @friendly
@@ -17,9 +18,12 @@ def serve(
     port: Annotated[int, typer.Option(help="port")] = 8000,
     planner: Annotated[str, typer.Option(help="default planner of /v1/check and the page")] = "decompose",
     passages: Annotated[int, typer.Option(help="top passages read for evidence sentences")] = 5,
-    # TODO(registry): list the RewritePolicy registry's names once rewrite/ has one
     policy: Annotated[
-        str, typer.Option(help="query editor suggestions: a `factscout train rewrite` folder, or random | original")
+        str,
+        typer.Option(
+            help="query editor suggestions: a `factscout train rewrite` folder, a shipped policy: "
+            f"{one_of(shipped_policies())}, or a baseline: {one_of(BASELINES)}"
+        ),
     ] = "random",
     qrels: Annotated[Path | None, typer.Option(help="qrels (BEIR TSV or TREC): the editor shows the metric")] = None,
     token: Annotated[
