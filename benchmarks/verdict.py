@@ -36,10 +36,11 @@ from typing import Any
 import numpy as np
 from _common import machine, markdown_table, publish, quiet
 
-from factscout.check import CachedEncoder, Checker, CheckSettings
+from factscout.check import Checker, CheckSettings
 from factscout.datasets import data_root, load_dataset
 from factscout.formats.beir import read_claims, read_corpus
 from factscout.formats.jsonl import read_jsonl
+from factscout.nn.encoding import CachedEncoder
 from factscout.records import Claim, Passage, Ranking
 from factscout.retrieve import build_retriever
 from factscout.retrieve.onnx_encoder import fast_encoder

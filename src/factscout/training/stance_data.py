@@ -10,19 +10,18 @@ from typing import Any
 
 import numpy as np
 
-from factscout.records import Claim
-from factscout.verify.stance import (
+from factscout.nn.encoding import VectorCache
+from factscout.records import (
+    NOT_ENOUGH_EVIDENCE,
     NOT_ENOUGH_INFO,
+    REFUTED,
     REFUTES,
     STANCE_LABELS,
-    SUPPORTS,
-    nli_features,
-)
-from factscout.verify.verdict import (
-    NOT_ENOUGH_EVIDENCE,
-    REFUTED,
     SUPPORTED,
+    SUPPORTS,
+    Claim,
 )
+from factscout.verify.stance import nli_features
 
 SOURCES = ("scifact", "covidfact", "averitec")
 DOMAINS = {"scifact": "biomedical (research abstracts)", "covidfact": "COVID-19", "averitec": "real-world news"}
@@ -151,10 +150,10 @@ class Embeddings:
 
     def __init__(self, encoder: Any) -> None:
         self.encoder = encoder
-        self._rows: dict[str, np.ndarray] = {}
+        self._rows: VectorCache[str] = VectorCache(size=None)  # every training text stays
 
     def add(self, texts: Sequence[str]) -> None:
-        todo = sorted({t for t in texts if t not in self._rows})
+        todo = sorted(self._rows.missing(texts))
         if not todo:
             return
         encode = getattr(self.encoder, "encode_cached", None) or self.encoder.encode
