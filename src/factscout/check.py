@@ -73,7 +73,7 @@ class CheckSettings:
     planner: str = "decompose"
     fusion: str = "combsum-norm"
     depth: int = 100
-    passages: int = 5  # passages read for evidence sentences (latency grows with it; README)
+    passages: int = 5  # passages read for evidence sentences (latency grows with it: docs/results.md)
     rerank: bool = False  # the shipped cross-encoder, interpolated with the fusion score
     rerank_depth: int = 50
     date_filter: bool = True

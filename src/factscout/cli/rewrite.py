@@ -58,7 +58,7 @@ def rewrite(
         raise InputError(
             "no rewrite policy given: pass --policy with a folder from `factscout train rewrite`, a shipped "
             f"policy ({', '.join(shipped_policies())}; none beats the original claim on held-out claims, see the "
-            "README) or a baseline (original | random)"
+            "docs/results.md) or a baseline (original | random)"
         )
     read_manifest(index)
     engine = make_policy(policy, seed=seed)

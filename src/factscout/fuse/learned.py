@@ -9,8 +9,8 @@ weights are saved as JSON.
 
 The shipped ``learned_weights.json`` (what ``--fusion learned`` uses without ``--fusion-weights``)
 was fitted for nDCG@10 on the ``decompose`` plans of the AVeriTeC train claims, BM25 over their
-gold-answer pool (the settings are in the file; the cross-validated comparison is in the README's
-results). Refit with ``benchmarks/query_planning.py --save-learned``.
+gold-answer pool (the settings are in the file; the cross-validated comparison is in
+docs/results.md, Table B). Refit with ``benchmarks/query_planning.py --save-learned``.
 """
 
 from __future__ import annotations
