@@ -46,13 +46,12 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.nn.backbone import DEFAULT_BACKBONE, backbone_path, build_network
-from factscout.nn.lora import LORA_TARGETS
 from factscout.retrieve.adapter import MODEL_FILE, save_adapter
 from factscout.training.cards import write_card, write_metrics
 from factscout.training.dense_card import model_card
-from factscout.training.loop import adamw_with_warmup, optimizer_step
+from factscout.training.loop import LoraTrainConfig, adamw_with_warmup, optimizer_step
 from factscout.training.rerank import training_groups
-from factscout.training.splits import HELDOUT_FILE, SEED, positives, read_heldout_ids, split_dev
+from factscout.training.splits import HELDOUT_FILE, positives, read_heldout_ids, split_dev
 
 MEASURES = ("nDCG@10", "R@100")
 EXTRA_SPLITS = {"covidfact": "all", "averitec_beir": "train"}
@@ -61,15 +60,9 @@ Say = Callable[[str], None]
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(LoraTrainConfig):
     """Everything that decides the weights (stored in the adapter file and the card)."""
 
-    seed: int = SEED
-    backbone: str = DEFAULT_BACKBONE
-    rank: int = 8
-    alpha: float = 16.0
-    dropout: float = 0.05
-    targets: tuple[str, ...] = LORA_TARGETS
     scale: float = 20.0
     query_length: int = 64
     passage_length: int = 256

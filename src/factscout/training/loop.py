@@ -1,12 +1,30 @@
-"""The optimisation pieces the torch trainers share: AdamW with a linear warm-up and decay, and
-one optimizer step (zero the gradients, back-propagate, clip, step, advance the schedule)."""
+"""The optimisation pieces the torch trainers share: the settings every LoRA fine-tune of the
+MiniLM backbone starts from, AdamW with a linear warm-up and decay, and one optimizer step (zero
+the gradients, back-propagate, clip, step, advance the schedule)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from factscout.nn import require_torch
+from factscout.nn.backbone import DEFAULT_BACKBONE
+from factscout.nn.lora import LORA_TARGETS
+from factscout.training.splits import SEED
+
+
+@dataclass(frozen=True)
+class LoraTrainConfig:
+    """The first settings of every LoRA trainer's config (a subclass adds its own after them, so
+    a saved config keeps this order): seed, backbone and the adapters' shape."""
+
+    seed: int = SEED
+    backbone: str = DEFAULT_BACKBONE
+    rank: int = 8
+    alpha: float = 16.0
+    dropout: float = 0.05
+    targets: tuple[str, ...] = LORA_TARGETS
 
 
 def adamw_with_warmup(params: Any, *, lr: float, weight_decay: float, steps: int, warmup: float) -> tuple[Any, Any]:

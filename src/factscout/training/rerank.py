@@ -41,14 +41,13 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.nn import sha256_of
-from factscout.nn.backbone import DEFAULT_BACKBONE, build_network
-from factscout.nn.lora import LORA_TARGETS
+from factscout.nn.backbone import build_network
 from factscout.records import Query, Ranking
 from factscout.rerank.cross_encoder import MODEL_FILE, CrossEncoderReranker, rerank_with_scores
 from factscout.training.cards import write_card, write_metrics
-from factscout.training.loop import adamw_with_warmup, optimizer_step
+from factscout.training.loop import LoraTrainConfig, adamw_with_warmup, optimizer_step
 from factscout.training.rerank_card import model_card
-from factscout.training.splits import HELDOUT_FILE, SEED, positives, read_heldout_ids, split_dev
+from factscout.training.splits import HELDOUT_FILE, positives, read_heldout_ids, split_dev
 
 if TYPE_CHECKING:
     from factscout.datasets import Dataset
@@ -60,15 +59,9 @@ Say = Callable[[str], None]
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(LoraTrainConfig):
     """Everything that decides the weights (stored in the model file and the card)."""
 
-    seed: int = SEED
-    backbone: str = DEFAULT_BACKBONE
-    rank: int = 8
-    alpha: float = 16.0
-    dropout: float = 0.05
-    targets: tuple[str, ...] = LORA_TARGETS
     init_scale: float = 20.0
     max_length: int = 128
     negatives: int = 3
