@@ -70,6 +70,5 @@ def stance(
         scored = score_pairs(model, rows, batch_size=batch_size, progress=lambda n: bar.advance(task, n))
     write_jsonl(out_path, scored)
     counts = Counter(r["label"] for r in scored)
-    err.print(
-        f"wrote {len(scored)} pairs to {out_path} (" + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + ")"
-    )
+    labels = ", ".join(f"{n} {label}" for label, n in sorted(counts.items()))
+    err.print(f"wrote {len(scored)} pairs to {out_path} ({labels})", highlight=False, soft_wrap=True)

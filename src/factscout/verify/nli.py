@@ -130,6 +130,8 @@ class NliStanceModel:
         try:
             cross_encoder = CrossEncoder(source, device=device, max_length=max_length)
         except (OSError, ValueError) as exc:
+            if local.is_dir():
+                raise BadModel(f"{local} is not a sentence-transformers CrossEncoder folder: {exc}") from None
             offline = " (HF_HUB_OFFLINE is set: only models already in the hub cache load)"
             hint = offline if os.environ.get("HF_HUB_OFFLINE", "").lower() in {"1", "true", "yes", "on"} else ""
             raise ModelNotFound(

@@ -23,7 +23,7 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.formats.jsonl import read_jsonl
-from factscout.records import STANCE_LABELS, Sentence
+from factscout.records import STANCE_LABELS, Claim, Sentence
 from factscout.verify.base import StanceModel
 
 PAIR_FIELDS = ("claim", "sentence")
@@ -79,8 +79,10 @@ def pair_probabilities(model: StanceModel, claims: Sequence[str], sentences: Seq
     by_claim: dict[str, list[int]] = {}
     for i, claim in enumerate(claims):
         by_claim.setdefault(claim, []).append(i)
-    for claim, rows in by_claim.items():
-        stances = model.predict(claim, [Sentence("", j, sentences[i]) for j, i in enumerate(rows)])
+    for n, (claim, rows) in enumerate(by_claim.items()):
+        stances = model.predict(
+            Claim(f"pair-claim-{n}", claim), [Sentence("", j, sentences[i]) for j, i in enumerate(rows)]
+        )
         out[rows] = [s.probabilities for s in stances]
     return out
 
