@@ -73,6 +73,7 @@ def test_round_trip_with_a_local_nli_model(pairs_file, tmp_path):
         (["--stance", "head:big"], "stance model 'head' takes no ':' argument"),
         (["--device", "cuda"], "stance model 'head' runs on the CPU only"),
         (["--stance", "nli:x", "--device", "gpu"], "device must be one of cpu, cuda, mps"),
+        (["--stance", "cross", "--device", "cuda:x"], "device must be one of cpu, cuda, mps"),
     ],
 )
 def test_bad_options_give_one_clear_line(pairs_file, tmp_path, args, message):

@@ -54,6 +54,7 @@ def stance(
     from factscout.formats.jsonl import write_jsonl
     from factscout.verify import make_stance_model, read_pairs, score_pairs
     from factscout.verify.base import stance_model_takes
+    from factscout.verify.nli import check_device
 
     if batch_size < 1:
         raise typer.BadParameter(f"--batch-size must be positive, got {batch_size}")
@@ -62,7 +63,7 @@ def stance(
     if device != "cpu":
         if not stance_model_takes(stance, "device"):
             raise InputError(f"stance model {stance!r} runs on the CPU only: --device {device} needs cross or nli:...")
-        options["device"] = device
+        options["device"] = check_device(device)
     with err.status(f"loading stance model {stance}"):
         model = make_stance_model(stance, **options)
     with progress() as bar:
