@@ -169,7 +169,9 @@ def test_settings_are_validated():
         CheckSettings(verdict="vote")
     with pytest.raises(UnknownName, match="no selector 'regex'; known: bio, threshold"):
         CheckSettings(selector="regex")
-    with pytest.raises(UnknownName, match="no stance model 'nli'; known: cross, head"):
+    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, head, nli"):
+        CheckSettings(stance="bert")
+    with pytest.raises(InputError, match="stance model 'nli' needs an argument"):
         CheckSettings(stance="nli")
     with pytest.raises(InputError, match="cannot exceed"):
         CheckSettings(depth=5, passages=10)

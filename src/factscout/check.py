@@ -43,12 +43,12 @@ from factscout.rerank.base import RERANKERS, Reranker, make_reranker
 from factscout.select.base import SELECTORS, Selector, default_encoder, make_selector
 from factscout.verify.base import (
     RULE_TUNED_WITH,
-    STANCE_MODELS,
     VERDICT_METHODS,
     StanceModel,
     VerdictMethod,
     make_stance_model,
     make_verdict_method,
+    split_stance_name,
 )
 from factscout.verify.verdict import DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_EVIDENCE, CountRule
 
@@ -66,8 +66,9 @@ class CheckSettings:
     """The knobs of :class:`Checker`; every one is recorded in each report's provenance.
 
     ``selector``, ``stance`` and ``verdict`` name entries of ``SELECTORS``, ``STANCE_MODELS`` and
-    ``VERDICT_METHODS``; ``rerank`` turns on the ``cross-encoder`` re-ranker and ``temporal``
-    the ``time-aware`` one with that temporal ranking (both from ``RERANKERS``).
+    ``VERDICT_METHODS`` (``stance`` may be ``kind:arg``, as ``nli:<hub id or folder>``); ``rerank``
+    turns on the ``cross-encoder`` re-ranker and ``temporal`` the ``time-aware`` one with that
+    temporal ranking (both from ``RERANKERS``).
     """
 
     planner: str = "decompose"
@@ -78,7 +79,7 @@ class CheckSettings:
     rerank_depth: int = 50
     date_filter: bool = True
     selector: str = "threshold"  # or "bio": the BIO tagger (more precise, finds less; select/models)
-    stance: str = "head"  # or "cross": the stance cross-encoder (reads claim and sentence together; slower)
+    stance: str = "head"  # or "cross": the stance cross-encoder (slower); "nli:<hub id or folder>": an NLI model
     verdict: str = "rule"  # or "classifier": the QuanTemp++ classifier over the top-3 evidence (4 labels)
     threshold: float | None = None  # embedding-threshold selector; None: the tuned default
     min_evidence: int | None = None  # count rule; None: the tuned defaults
@@ -94,7 +95,7 @@ class CheckSettings:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
         VERDICT_METHODS[self.verdict]  # an unknown name raises UnknownName listing the known ones
         SELECTORS[self.selector]
-        STANCE_MODELS[self.stance]
+        split_stance_name(self.stance)  # a registered name, or kind:arg (nli:<model>)
         if self.passages > self.depth:
             raise InputError(f"passages ({self.passages}) cannot exceed the retrieval depth ({self.depth})")
         if self.temporal is not None:

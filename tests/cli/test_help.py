@@ -26,6 +26,7 @@ OPTIONS = {
     "evaluate": "--compare --json --metrics --per-query --qrels --run",
     "check": "--claims --date --depth --fusion --index --json --no-date-filter --out --passages --planner --ray --rerank "
     "--selector --stance --verdict --workers claim",
+    "stance": "--batch-size --device --out --pairs --stance",
     "trajectories": "--claims --depth --index --negatives --out --qrels --ray --reward --seed --top-n --workers",
     "rewrite": "--claim-id --claims --index --max-steps --out --policy --qrels --reward --seed claim",
     "demo": "--claims --dataset --index --k --planner --retriever",
@@ -50,7 +51,9 @@ def option_help(command: str, option: str) -> str:
 def test_the_root_help_lists_every_command_in_order():
     text = help_of()
     assert [c for c in COMMANDS if c in text] == COMMANDS
-    positions = [text.index(f" {c} ") for c in ["index", "search", "plan", "evaluate", "check", "trajectories"]]
+    positions = [
+        text.index(f" {c} ") for c in ["index", "search", "plan", "evaluate", "check", "stance", "trajectories"]
+    ]
     assert positions == sorted(positions)
 
 
@@ -75,6 +78,7 @@ def test_options_are_unchanged(command):
         ("check", "--fusion", FUSIONS.names()),
         ("check", "--selector", SELECTORS.names()),
         ("check", "--stance", STANCE_MODELS.names()),
+        ("stance", "--stance", STANCE_MODELS.names()),
         ("check", "--verdict", VERDICT_METHODS.names()),
         ("rewrite", "--policy", [*shipped_policies(), *BASELINES]),
         ("serve", "--policy", [*shipped_policies(), *BASELINES]),

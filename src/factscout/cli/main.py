@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from factscout.cli import check, collect, demo, evaluate, index, plan, rewrite, search, serve, trajectories
+from factscout.cli import check, collect, demo, evaluate, index, plan, rewrite, search, serve, stance, trajectories
 from factscout.training.cli import app as train_app
 
 __all__ = ["app", "main"]
@@ -23,6 +23,7 @@ app.command()(plan.plan)
 # the measures after the first (--metrics ndcg@10 recall@100) arrive as extra arguments
 app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})(evaluate.evaluate)
 app.command()(check.check)
+app.command()(stance.stance)
 app.command()(trajectories.trajectories)
 app.command()(rewrite.rewrite)
 app.add_typer(train_app, name="train")

@@ -4,7 +4,8 @@
 :class:`Sentence` as supports / refutes / not enough info with factscout's own SBERT-style head
 (Reimers & Gurevych 2019) over frozen MiniLM embeddings; ``CountRule()(stances) -> Verdict``
 applies the Quin+ count rule (Samarinas et al. 2021). ``CrossStanceModel`` is the cross-encoder
-alternative (claim and sentence read together; ``factscout check --stance cross``) and
+alternative (claim and sentence read together; ``factscout check --stance cross``),
+``NliStanceModel`` any sentence-transformers NLI cross-encoder (``--stance nli:<hub id or folder>``) and
 ``ClassifierVerdict`` the QuanTemp++ verdict classifier. The contracts and registries
 (``StanceModel``/``STANCE_MODELS``, ``VerdictMethod``/``VERDICT_METHODS``) are in
 :mod:`factscout.verify.base`. Training: ``factscout train stance --out DIR`` and
@@ -18,9 +19,12 @@ from factscout.verify.base import (
     VerdictMethod,
     make_stance_model,
     make_verdict_method,
+    split_stance_name,
 )
 from factscout.verify.classifier import ClassifierVerdict
 from factscout.verify.cross_stance import CrossStanceModel
+from factscout.verify.nli import NliStanceModel
+from factscout.verify.pairs import read_pairs, score_pairs
 from factscout.verify.stance import (
     NOT_ENOUGH_INFO,
     REFUTES,
@@ -66,6 +70,7 @@ __all__ = [
     "CountRule",
     "CrossStanceModel",
     "ModelNotFound",
+    "NliStanceModel",
     "RuleFit",
     "Sentence",
     "Stance",
@@ -78,5 +83,8 @@ __all__ = [
     "make_stance_model",
     "make_verdict_method",
     "nli_features",
+    "read_pairs",
+    "score_pairs",
+    "split_stance_name",
     "tune_rule",
 ]

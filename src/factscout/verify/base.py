@@ -4,9 +4,13 @@
   :class:`~factscout.records.Stance` per :class:`~factscout.records.Sentence`, in input order.
   ``STANCE_MODELS``: ``head`` (the SBERT-style head, :class:`~factscout.verify.stance.StanceHead`)
   and ``cross`` (the cross-encoder, :class:`~factscout.verify.cross_stance.CrossStanceModel`).
-  A factory is ``factory(encoder=None, **options) -> StanceModel``; ``encoder`` is the sentence
-  encoder the check pipeline shares between its steps (a model that reads text pairs itself
-  ignores it).
+  and ``nli`` (any sentence-transformers ``CrossEncoder`` NLI model,
+  :class:`~factscout.verify.nli.NliStanceModel`). A factory is ``factory(encoder=None, **options)
+  -> StanceModel``; ``encoder`` is the sentence encoder the check pipeline shares between its steps
+  (a model that reads text pairs itself ignores it). A name may carry an argument, ``kind:arg``
+  (``nli:cross-encoder/nli-deberta-v3-small``): the text after the first colon goes to the
+  factory of ``kind`` as its ``arg`` keyword; only factories with an ``arg`` parameter take one,
+  and for them it is required.
 - :class:`VerdictMethod`: ``judge(claim, stances, ranking, passages) -> Verdict``, the claim's
   :class:`~factscout.records.Verdict` from its sentence stances and its ranked evidence.
   ``VERDICT_METHODS``: ``rule`` (the Quin+ count rule, :class:`~factscout.verify.verdict.CountRule`)
@@ -21,9 +25,11 @@ Implementations register beside their class (``STANCE_MODELS.register("head")(..
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from factscout.errors import InputError
 from factscout.records import Claim, PassageLookup, Ranking, Sentence, Stance, Verdict
 from factscout.registry import Registry
 
@@ -50,9 +56,38 @@ RULE_TUNED_WITH = "head"
 its own (a ``rule_thresholds`` attribute: ``(min_evidence, min_confidence)``)."""
 
 
+def split_stance_name(name: str) -> tuple[str, str | None]:
+    """``"kind:arg"`` -> ``("kind", "arg")``, a plain ``"kind"`` -> ``("kind", None)``, checked.
+
+    An unknown kind raises :class:`~factscout.errors.UnknownName` listing the known ones; an
+    argument given to a kind that takes none, or missing for one that needs it, an
+    :class:`~factscout.errors.InputError`. Settings validate their stance name with it, so a bad
+    name fails before any model loads.
+    """
+    if not isinstance(name, str):
+        raise InputError(f"a stance model name must be a string, got {name!r}")
+    kind, colon, arg = name.partition(":")
+    takes_arg = "arg" in inspect.signature(STANCE_MODELS[kind]).parameters
+    if colon and not takes_arg:
+        raise InputError(f"stance model {kind!r} takes no ':' argument, got {name!r}")
+    if takes_arg and not arg.strip():
+        raise InputError(f"stance model {kind!r} needs an argument: {kind}:<...>, got {name!r}")
+    return kind, (arg.strip() if colon else None)
+
+
+def stance_model_takes(name: str, option: str) -> bool:
+    """Whether the factory of stance model ``name`` (plain or ``kind:arg``) takes the keyword
+    ``option`` (``device``...): it names it, or passes ``**options`` on to the model's loader."""
+    params = inspect.signature(STANCE_MODELS[split_stance_name(name)[0]]).parameters
+    return option in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 def make_stance_model(name: str, *, encoder: Any = None, **options: Any) -> StanceModel:
-    """The stance model registered as ``name`` (unknown names list the known ones)."""
-    return STANCE_MODELS[name](encoder=encoder, **options)
+    """The stance model registered as ``name``, or ``kind:arg`` (unknown names list the known ones)."""
+    kind, arg = split_stance_name(name)
+    if arg is not None:
+        options["arg"] = arg
+    return STANCE_MODELS[kind](encoder=encoder, **options)
 
 
 def make_verdict_method(name: str, **options: Any) -> VerdictMethod:
@@ -68,4 +103,6 @@ __all__ = [
     "VerdictMethod",
     "make_stance_model",
     "make_verdict_method",
+    "split_stance_name",
+    "stance_model_takes",
 ]

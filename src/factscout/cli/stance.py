@@ -1,0 +1,75 @@
+"""``factscout stance``: the stance of each claim–sentence pair of a JSONL file, with any stance model."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from factscout.cli.common import err, friendly, one_of, progress, quiet_libraries
+from factscout.verify import STANCE_MODELS
+
+STANCE_HELP = (
+    "stance model: "
+    + one_of(STANCE_MODELS)
+    + " (nli:<hub model id or local folder>: any sentence-transformers CrossEncoder NLI model; needs internet"
+    " for a hub id not yet cached)"
+)
+
+
+def _quiet(stance: str) -> None:
+    """Quiet third-party output; a hub model (``nli:``) may need the hub, so it is not put offline."""
+    if not stance.startswith("nli:"):
+        quiet_libraries()
+        return
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except ImportError:
+        pass
+
+
+@friendly
+def stance(
+    pairs: Annotated[Path, typer.Option(help='pairs JSONL: {"id"?, "claim", "sentence"} per line')],
+    out_path: Annotated[Path, typer.Option("--out", help="JSONL to write: each pair with label and probabilities")],
+    stance: Annotated[str, typer.Option(help=STANCE_HELP)] = "head",
+    device: Annotated[str, typer.Option(help="torch device: cpu | cuda | mps (cross and nli models)")] = "cpu",
+    batch_size: Annotated[int, typer.Option(help="pairs scored at a time")] = 64,
+) -> None:
+    """Classify the stance of each claim–sentence pair: supports, refutes or not enough info.
+
+    The output copies each row and adds "label" and "probabilities" (supports, refutes, not enough
+    info); a row's own label or probabilities are kept as input_label / input_probabilities.
+    """
+    _quiet(stance)
+    from factscout.errors import InputError
+    from factscout.formats.jsonl import write_jsonl
+    from factscout.verify import make_stance_model, read_pairs, score_pairs
+    from factscout.verify.base import stance_model_takes
+    from factscout.verify.nli import check_device
+
+    if batch_size < 1:
+        raise typer.BadParameter(f"--batch-size must be positive, got {batch_size}")
+    rows = read_pairs(pairs)  # every row checked before a model loads
+    options: dict[str, object] = {}
+    if device != "cpu":
+        if not stance_model_takes(stance, "device"):
+            raise InputError(f"stance model {stance!r} runs on the CPU only: --device {device} needs cross or nli:...")
+        options["device"] = check_device(device)
+    with err.status(f"loading stance model {stance}"):
+        model = make_stance_model(stance, **options)
+    with progress() as bar:
+        task = bar.add_task("scoring pairs", total=len(rows))
+        scored = score_pairs(model, rows, batch_size=batch_size, progress=lambda n: bar.advance(task, n))
+    write_jsonl(out_path, scored)
+    counts = Counter(r["label"] for r in scored)
+    labels = ", ".join(f"{n} {label}" for label, n in sorted(counts.items()))
+    err.print(f"wrote {len(scored)} pairs to {out_path} ({labels})", highlight=False, soft_wrap=True)
