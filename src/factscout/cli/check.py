@@ -20,10 +20,11 @@ from factscout.cli.common import (
     quiet_libraries,
     read_claims,
 )
+from factscout.cli.stance import STANCE_HELP
 from factscout.fuse import FUSIONS
 from factscout.plan import PLANNERS
 from factscout.select import SELECTORS
-from factscout.verify import STANCE_MODELS, VERDICT_METHODS
+from factscout.verify import VERDICT_METHODS
 
 
 @friendly
@@ -41,7 +42,7 @@ def check(
     depth: Annotated[int, typer.Option(help="passages retrieved per query")] = 100,
     rerank: Annotated[bool, typer.Option("--rerank", help="re-rank the top 50 with factscout's cross-encoder")] = False,
     selector: Annotated[str, typer.Option(help="evidence sentence selector: " + one_of(SELECTORS))] = "threshold",
-    stance: Annotated[str, typer.Option(help="stance model: " + one_of(STANCE_MODELS))] = "head",
+    stance: Annotated[str, typer.Option(help=STANCE_HELP)] = "head",
     verdict: Annotated[str, typer.Option(help="verdict method: " + one_of(VERDICT_METHODS))] = "rule",
     no_date_filter: Annotated[
         bool, typer.Option("--no-date-filter", help="also use evidence published after the claim date")

@@ -26,9 +26,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def quiet_libraries() -> None:
-    """The CLI owns the terminal: silence third-party progress bars and hub look-ups."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    """The CLI owns the terminal: silence third-party progress bars and logs. Hub look-ups are left
+    alone: the offline defaults load from package folders, and a model id a user names may download."""
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:

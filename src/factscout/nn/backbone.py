@@ -9,7 +9,6 @@ element-wise product. The class head (``num_labels`` > 0) is a linear classifier
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,14 +45,14 @@ def build_network(config: Mapping[str, Any]) -> Any:
     """
     torch = require_torch("the cross-encoder re-ranker")
     nn = torch.nn
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from transformers import AutoModel
 
     class Network(nn.Module):  # type: ignore[misc,name-defined]
         def __init__(self) -> None:
             super().__init__()
-            self.encoder = AutoModel.from_pretrained(backbone_path(str(config["backbone"]))).float()
+            self.encoder = AutoModel.from_pretrained(
+                backbone_path(str(config["backbone"])), local_files_only=True
+            ).float()
             for p in self.encoder.parameters():
                 p.requires_grad_(False)
             add_lora(
@@ -99,7 +98,7 @@ def network_from_state(
 
     try:
         network = build_network(config)
-        tokenizer = AutoTokenizer.from_pretrained(backbone_path(str(config["backbone"])))
+        tokenizer = AutoTokenizer.from_pretrained(backbone_path(str(config["backbone"])), local_files_only=True)
     except KeyError as exc:
         raise BadModel(f"{source}: the model config lacks {exc}") from None
     params = dict(network.named_parameters())

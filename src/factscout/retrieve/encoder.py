@@ -64,13 +64,14 @@ class Encoder:
     @property
     def model(self):  # type: ignore[no-untyped-def]
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise MissingDependency(_INSTALL_HINT) from None
-            self._model = SentenceTransformer(_resolve(self.model_name), device="cpu")
+            path = _resolve(self.model_name)
+            # a folder (the packaged default, or the user's) loads without asking the hub; a model
+            # id is the user's choice and may download (nothing here sets HF_HUB_OFFLINE)
+            self._model = SentenceTransformer(path, device="cpu", local_files_only=os.path.isdir(path))
             if self.max_seq_length:
                 self._model.max_seq_length = self.max_seq_length
         return self._model

@@ -35,7 +35,6 @@ backbone states) and :class:`BioTagger`, the ``bio`` selector.
 
 from __future__ import annotations
 
-import os
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -247,7 +246,6 @@ class BioTagger:
     # -- backbone --
 
     def _st(self) -> Any:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         model = getattr(self.encoder, "model", self.encoder)
         if not hasattr(model, "tokenizer"):
             raise InputError(f"the BIO tagger needs a sentence-transformers BERT encoder, got {self.encoder!r}")
