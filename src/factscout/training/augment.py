@@ -131,6 +131,9 @@ def _cased(new: str, old: str) -> str:
     return new[0].upper() + new[1:] if old[0].isupper() else new
 
 
+_FAIL_TO = re.compile(r"\b(fail|fails|failed|failing)\s+to\s+$", re.I)
+
+
 def swap_direction(text: str) -> str | None:
     """The first direction or polarity word swapped for its opposite, inflection and case kept
     ("Vitamin D reduces falls" -> "Vitamin D increases falls"); None when there is none.
@@ -139,6 +142,8 @@ def swap_direction(text: str) -> str | None:
         before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
         if before == "-" or after == "-":
             continue
+        if _FAIL_TO.search(text[: m.start()]):
+            continue  # "fails to prevent" -> "fails to cause" is no contradiction
         word = m.group(1)
         new = _cased(DIRECTION[word.lower()], word)
         return _article(text[: m.start()], new) + new + text[m.end() :]
@@ -200,6 +205,7 @@ def remove_negation(doc: Any) -> str | None:
 
 _NUMBER = re.compile(r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w\-/]|\.\d)(\s*%| percent\b)?")
 _P_VALUE = re.compile(r"\b[pP]\s*[<>=≤≥]+\s*$")
+_OF_TOTAL = re.compile(r"\s+(?:of|out of)\s+\d")
 _TWICE = re.compile(r"\b(twice|half)\s+as\b", re.I)
 _FOLD = re.compile(r"\b(doubled|halved|doubles|halves)\b", re.I)
 _FOLD_SWAP = {"doubled": "halved", "halved": "doubled", "doubles": "halves", "halves": "doubles"}
@@ -234,8 +240,8 @@ def change_number(text: str, *, shared_with: str | None = None) -> str | None:
         plain = value.replace(",", "")
         if not unit and "." not in plain and 1900 <= int(plain) <= 2099:
             continue
-        if _P_VALUE.search(text[: m.start()]):
-            continue
+        if _P_VALUE.search(text[: m.start()]) or _OF_TOTAL.match(text, m.end()):
+            continue  # "17 of 22": doubling the part of a whole can exceed the whole
         new = _moved(value, bool(unit))
         if new is not None:
             return text[: m.start(1)] + new + text[m.end(1) :]
@@ -274,10 +280,20 @@ def unambiguous_antonym(lemma: str, pos: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+_PREDICATE = frozenset({"acomp", "ROOT", "oprd"})  # "was effective", "found it effective"
+_GRADED = re.compile(r"\b(more|less|most|least)\s*$", re.I)
+
+
+def text_before(doc: Any, token: Any) -> str:
+    return str(doc.text[: token.idx])
+
+
 def swap_antonym(doc: Any) -> str | None:
-    """The first adjective or verb (spaCy ``Doc``) that has an unambiguous WordNet antonym
-    (:func:`unambiguous_antonym`) replaced by it, a verb inflected like the original with
-    lemminflect ("effective" -> "ineffective", "succeeded" -> "failed"); None when none has one."""
+    """The first predicate adjective or main verb (spaCy ``Doc``) that has an unambiguous WordNet
+    antonym (:func:`unambiguous_antonym`) replaced by it, a verb inflected like the original with
+    lemminflect ("was effective" -> "was ineffective", "shortened" -> "lengthened"); None when none
+    has one. Attributive adjectives are left alone: in "moderate to severe" or "closed circular
+    DNA" they name a category, and their antonym says nothing against the claim."""
     from lemminflect import getInflection
 
     words = [t.text_with_ws for t in doc]
@@ -285,7 +301,9 @@ def swap_antonym(doc: Any) -> str | None:
         pos = _ANTONYM_POS.get(t.pos_)
         if pos is None or t.lower_ in _ANTONYM_SKIP_ALL or t.lemma_.lower() in _ANTONYM_SKIP or "-" in t.text:
             continue
-        if pos == "a" and t.tag_ != "JJ":  # comparatives and superlatives would need inflecting
+        if pos == "a" and (t.tag_ != "JJ" or t.dep_ not in _PREDICATE or _GRADED.search(text_before(doc, t))):
+            continue  # comparatives would need inflecting; "less effective" -> "less ineffective" is no flip
+        if pos == "v" and t.dep_ != "ROOT":
             continue
         antonym = unambiguous_antonym(t.lemma_.lower(), pos)
         if antonym is None or " " in antonym:
@@ -309,13 +327,28 @@ SubjectPool = Mapping[tuple[str, str], Sequence[str]]
 
 
 def _subjects(doc: Any) -> list[tuple[tuple[str, str], Any]]:
-    """(type, span) of a Doc's swappable subjects: named entities (type = the entity label) first,
-    then noun phrases of two or more words (type = the head noun's lemma), in text order."""
-    out = [(("ent", e.label_), e) for e in doc.ents if e.label_ in _ENTITY_LABELS]
+    """(type, span) of a Doc's swappable subjects: noun phrases of two or more words without a
+    conjunction (type = the head noun's lemma: "bladder cancer" and "pancreatic cancer" share
+    "cancer"), then named entities (type = the entity label), each in text order. A one-word
+    entity inside a longer noun phrase is not one (the small model tags "Bariatric" in
+    "Bariatric surgery" as an organisation)."""
+    out = []
+    phrases = []
     for chunk in doc.noun_chunks:
         span = chunk[1:] if chunk[0].pos_ in ("DET", "PRON") else chunk
-        if len(span) >= 2 and span.root.pos_ == "NOUN" and all(t.is_alpha or "-" in t.text for t in span):
+        phrases.append(span)
+        if (
+            len(span) >= 2
+            and span.root.pos_ == "NOUN"
+            and all((t.is_alpha or "-" in t.text) and t.pos_ != "CCONJ" for t in span)
+        ):
             out.append((("np", span.root.lemma_.lower()), span))
+    for e in doc.ents:
+        if e.label_ not in _ENTITY_LABELS:
+            continue
+        inside = any(p.start <= e.start and e.end <= p.end and len(p) > len(e) for p in phrases)
+        if len(e) >= 2 or not inside:
+            out.append((("ent", e.label_), e))
     return out
 
 
@@ -373,8 +406,9 @@ def augment_pairs(
 ) -> list[Pair]:
     """Counterfactual pairs from every supporting pair of ``pairs``, deterministic for a ``seed``.
 
-    Each refuting edit (:data:`REFUTING`) is applied to the sentence side and to the claim side
-    (one new pair each, label refutes); the subject swap to the claim side, its replacement drawn
+    Each refuting edit (:data:`REFUTING`) is applied to the sentence side (unless the sentence
+    holds a question: an AVeriTeC "question answer" would get its question edited) and to the
+    claim side (one new pair each, label refutes); the subject swap to the claim side, its replacement drawn
     from the subjects of the other claims of the same source (label not enough info). A pair
     identical to an existing one is not added twice.
     """
@@ -413,6 +447,7 @@ def augment_pairs(
                 add(p, name, new, p.sentence, NOT_ENOUGH_INFO)
                 continue
             edit = REFUTING[name]
-            add(p, name, p.claim, edit(p.sentence, docs[p.sentence], p.claim), REFUTES)
+            if "?" not in p.sentence:  # a "question answer" (AVeriTeC): the question is not the evidence
+                add(p, name, p.claim, edit(p.sentence, docs[p.sentence], p.claim), REFUTES)
             add(p, name, edit(p.claim, docs[p.claim], p.sentence), p.sentence, REFUTES)
     return out
