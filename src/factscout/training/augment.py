@@ -203,7 +203,7 @@ def remove_negation(doc: Any) -> str | None:
     return text if text != doc.text else None
 
 
-_NUMBER = re.compile(r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w\-/]|\.\d)(\s*%| percent\b)?")
+_NUMBER = re.compile(r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w\-/]|\.\d)(\s*%|\s+percent\b)?", re.I)
 _P_VALUE = re.compile(r"\b[pP]\s*[<>=≤≥]+\s*$")
 _OF_TOTAL = re.compile(r"\s+(?:of|out of)\s+\d")
 _TWICE = re.compile(r"\b(twice|half)\s+as\b", re.I)
@@ -233,9 +233,10 @@ def change_number(text: str, *, shared_with: str | None = None) -> str | None:
     without a unit), p-values and numbers inside names ("COVID-19", "IL-6") are left alone.
     ``shared_with``: only a number that also occurs in this text (the other side of the pair)
     is changed, so the edit touches what the pair is about. None when nothing applies."""
+    shared = None if shared_with is None else {m.group(1) for m in _NUMBER.finditer(shared_with)}
     for m in _NUMBER.finditer(text):
         value, unit = m.group(1), m.group(2)
-        if shared_with is not None and not re.search(rf"(?<![\d.]){re.escape(value)}(?![\d])", shared_with):
+        if shared is not None and value not in shared:
             continue
         plain = value.replace(",", "")
         if not unit and "." not in plain and 1900 <= int(plain) <= 2099:
@@ -280,7 +281,7 @@ def unambiguous_antonym(lemma: str, pos: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-_PREDICATE = frozenset({"acomp", "ROOT", "oprd"})  # "was effective", "found it effective"
+_PREDICATE = frozenset({"acomp", "oprd"})  # "was effective", "found it effective"
 _GRADED = re.compile(r"\b(more|less|most|least)\s*$", re.I)
 
 
