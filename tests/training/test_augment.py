@@ -37,9 +37,7 @@ PROBANDS = "The gender of the probands did not influence the risk of CTTH among 
 LIFESPAN = "In contrast, reduced PI3K(p110alpha) activity drastically shortened lifespan by approximately 50%."
 IFN = "However, IFN therapy for HBV infection is less effective than for other viral infections."
 # COVID-Fact claims
-MASKS = (
-    "Professional and home-made face masks reduce exposure to respiratory infections among the general population"
-)
+MASKS = "Professional and home-made face masks reduce exposure to respiratory infections among the general population"
 SPRAYING = "Electrostatic spraying will prevent the spread of covid-19"
 VITAMIN_D = "25-hydroxyvitamin d concentrations are lower in patients with positive pcr for sars-cov-2"
 HCQ = "Hydroxychloroquine fails to prevent covid-19"
@@ -113,8 +111,14 @@ def test_swap_direction_does_not_apply():
 
 
 def test_swap_association_both_ways():
-    assert swap_association(INTERICTAL) == "In contrast, interictal discharges were associated with Ca2+ changes in astrocytes."
-    assert swap_association(BMI) == "BMI was not associated with 17 of 22 cancers, but effects varied substantially by site."
+    assert (
+        swap_association(INTERICTAL)
+        == "In contrast, interictal discharges were associated with Ca2+ changes in astrocytes."
+    )
+    assert (
+        swap_association(BMI)
+        == "BMI was not associated with 17 of 22 cancers, but effects varied substantially by site."
+    )
     assert swap_association(IMMUNOSUPPRESSION) == IMMUNOSUPPRESSION.replace("is associated", "is not associated")
     assert swap_association(MASKS) is None
 
@@ -205,7 +209,10 @@ def test_swap_subject_replaces_the_phrase_shared_with_the_sentence(nlp):
     pool = subject_pool(nlp.pipe(SCIFACT_CLAIMS))
     sentence = "Bariatric surgery was followed by fewer cases of colorectal cancer."
     out = swap_subject(nlp(SCIFACT_CLAIMS[0]), pool, random.Random(0), about=sentence)
-    assert out in {"Bariatric surgery reduces breast cancer.", "Bariatric surgery reduces postmenopausal breast cancer."}
+    assert out in {
+        "Bariatric surgery reduces breast cancer.",
+        "Bariatric surgery reduces postmenopausal breast cancer.",
+    }
     assert swap_subject(nlp(SCIFACT_CLAIMS[3]), pool, random.Random(0)) is None  # no other "patients"
 
 

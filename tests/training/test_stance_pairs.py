@@ -154,7 +154,11 @@ def test_builder_counts_and_licences_on_the_fixtures(mini_pairs):
     assert set(counts) == {"scifact", "scifact:cited-nei", "scifact:bm25-nei", "averitec"}
     assert counts["scifact"][NOT_ENOUGH_INFO] == 0
     assert counts["scifact"][SUPPORTS] > 0 and counts["scifact"][REFUTES] > 0
-    assert counts["scifact:bm25-nei"] == {SUPPORTS: 0, REFUTES: 0, NOT_ENOUGH_INFO: counts["scifact:bm25-nei"][NOT_ENOUGH_INFO]}
+    assert counts["scifact:bm25-nei"] == {
+        SUPPORTS: 0,
+        REFUTES: 0,
+        NOT_ENOUGH_INFO: counts["scifact:bm25-nei"][NOT_ENOUGH_INFO],
+    }
     assert sum(sum(c.values()) for c in counts.values()) == len(mini_pairs)
     licences = licences_of(mini_pairs)
     assert licences["scifact"] == [scifact.SOURCE.license]

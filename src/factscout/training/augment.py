@@ -35,7 +35,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from factscout.records import NOT_ENOUGH_INFO, REFUTES, SUPPORTS
+from factscout.records import NOT_ENOUGH_INFO, REFUTES, SUPPORTS, StanceLabel
 from factscout.training.stance_data import LABEL_ID, Pair, negate
 
 __all__ = [
@@ -52,25 +52,24 @@ __all__ = [
     "swap_subject",
 ]
 
-# Direction words, every inflection written out: (base, 3rd person, past, gerund) per verb.
-_VERB_SWAPS: tuple[tuple[tuple[str, str, str, str], tuple[str, str, str, str]], ...] = (
+# Direction verbs, every inflection written out (base, 3rd person, past, gerund); each pair swaps
+# both ways, "reduce" only one way (its opposite is "increase", whose own opposite is "decrease").
+Forms = tuple[str, str, str, str]
+_VERB_PAIRS: tuple[tuple[Forms, Forms], ...] = (
     (("increase", "increases", "increased", "increasing"), ("decrease", "decreases", "decreased", "decreasing")),
-    (("decrease", "decreases", "decreased", "decreasing"), ("increase", "increases", "increased", "increasing")),
-    (("reduce", "reduces", "reduced", "reducing"), ("increase", "increases", "increased", "increasing")),
     (("raise", "raises", "raised", "raising"), ("lower", "lowers", "lowered", "lowering")),
-    (("lower", "lowers", "lowered", "lowering"), ("raise", "raises", "raised", "raising")),
     (("prevent", "prevents", "prevented", "preventing"), ("cause", "causes", "caused", "causing")),
-    (("cause", "causes", "caused", "causing"), ("prevent", "prevents", "prevented", "preventing")),
     (("improve", "improves", "improved", "improving"), ("worsen", "worsens", "worsened", "worsening")),
-    (("worsen", "worsens", "worsened", "worsening"), ("improve", "improves", "improved", "improving")),
     (("promote", "promotes", "promoted", "promoting"), ("inhibit", "inhibits", "inhibited", "inhibiting")),
-    (("inhibit", "inhibits", "inhibited", "inhibiting"), ("promote", "promotes", "promoted", "promoting")),
     (("enhance", "enhances", "enhanced", "enhancing"), ("impair", "impairs", "impaired", "impairing")),
-    (("impair", "impairs", "impaired", "impairing"), ("enhance", "enhances", "enhanced", "enhancing")),
-    (("upregulate", "upregulates", "upregulated", "upregulating"), ("downregulate", "downregulates", "downregulated", "downregulating")),  # noqa: E501
-    (("downregulate", "downregulates", "downregulated", "downregulating"), ("upregulate", "upregulates", "upregulated", "upregulating")),  # noqa: E501
     (("activate", "activates", "activated", "activating"), ("suppress", "suppresses", "suppressed", "suppressing")),
-    (("suppress", "suppresses", "suppressed", "suppressing"), ("activate", "activates", "activated", "activating")),
+    (
+        ("upregulate", "upregulates", "upregulated", "upregulating"),
+        ("downregulate", "downregulates", "downregulated", "downregulating"),
+    ),
+)
+_VERB_ONE_WAY: tuple[tuple[Forms, Forms], ...] = (
+    (("reduce", "reduces", "reduced", "reducing"), ("increase", "increases", "increased", "increasing")),
 )
 _WORD_SWAPS = {
     "higher": "lower",
@@ -102,7 +101,8 @@ _WORD_SWAPS = {
 
 def _direction_table() -> dict[str, str]:
     table = dict(_WORD_SWAPS)
-    for forms, swapped in _VERB_SWAPS:
+    swaps = [*_VERB_PAIRS, *((b, a) for a, b in _VERB_PAIRS), *_VERB_ONE_WAY]
+    for forms, swapped in swaps:
         for form, new in zip(forms, swapped, strict=True):
             table.setdefault(form, new)
     table["lower"] = "higher"  # the comparative is far more frequent than the verb's base form
@@ -150,11 +150,13 @@ def swap_direction(text: str) -> str | None:
     return None
 
 
-_ASSOCIATED = re.compile(r"\b(is|are|was|were|be|been)\s+(not\s+)?((?:\w+ly\s+)?(?:associated|correlated|linked))\b", re.I)
+_ASSOCIATED = re.compile(
+    r"\b(is|are|was|were|be|been)\s+(not\s+)?((?:\w+ly\s+)?(?:associated|correlated|linked))\b", re.I
+)
 
 
 def swap_association(text: str) -> str | None:
-    """"X is associated with Y" <-> "X is not associated with Y" (also correlated, linked; an
+    """ "X is associated with Y" <-> "X is not associated with Y" (also correlated, linked; an
     adverb may precede: "was significantly associated"); None when no such phrase."""
     m = _ASSOCIATED.search(text)
     if m is None:
@@ -371,7 +373,9 @@ def swap_subject(doc: Any, pool: SubjectPool, rng: random.Random, *, about: str 
     shared = [s for s in subjects if s[1].text.lower() in about.lower()]
     for kind, span in [*shared, *[s for s in subjects if s not in shared]]:
         words = {w.lower() for w in span.text.split()}
-        options = [o for o in pool.get(kind, ()) if o.lower() != span.text.lower() and o.lower() not in doc.text.lower()]
+        options = [
+            o for o in pool.get(kind, ()) if o.lower() != span.text.lower() and o.lower() not in doc.text.lower()
+        ]
         options = [o for o in options if {w.lower() for w in o.split()} != words]
         if options:
             new = options[rng.randrange(len(options))]
@@ -435,7 +439,7 @@ def augment_pairs(
     seen = {(p.claim, p.sentence) for p in pairs}
     out: list[Pair] = []
 
-    def add(p: Pair, name: str, claim: str | None, sentence: str | None, label: str) -> None:
+    def add(p: Pair, name: str, claim: str | None, sentence: str | None, label: StanceLabel) -> None:
         if claim is None or sentence is None or (claim, sentence) in seen:
             return
         seen.add((claim, sentence))

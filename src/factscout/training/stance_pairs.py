@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from factscout.errors import InputError, UnknownName
-from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Passage, Query
+from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Passage, Query, StanceLabel
 from factscout.training.stance_data import LABEL_ID, Pair
 
 log = logging.getLogger(__name__)
@@ -91,8 +91,10 @@ class StancePair:
         }
 
 
-def _pair(source: str, claim: Claim, sentence: str, label: str, doc_id: str = "", index: int = -1) -> Pair:
-    return Pair(source, claim.claim_id, claim.text, " ".join(sentence.split())[:MAX_CHARS], LABEL_ID[label], doc_id, index)
+def _pair(source: str, claim: Claim, sentence: str, label: StanceLabel, doc_id: str = "", index: int = -1) -> Pair:
+    return Pair(
+        source, claim.claim_id, claim.text, " ".join(sentence.split())[:MAX_CHARS], LABEL_ID[label], doc_id, index
+    )
 
 
 # -- SciFact -------------------------------------------------------------------------------------------
@@ -127,7 +129,7 @@ def scifact_stance_pairs(
         for doc_id in _cited(c):
             if doc_id not in abstracts:
                 continue
-            gold: dict[int, str] = {}
+            gold: dict[int, StanceLabel] = {}
             for ev in evidence.get(doc_id, []):
                 for i in ev["sentences"]:
                     gold[int(i)] = SUPPORTS if ev["label"] == "SUPPORT" else REFUTES
@@ -231,7 +233,7 @@ def averitec_stance_pairs(claims: Sequence[Claim]) -> list[Pair]:
     return pairs
 
 
-def _averitec_label(verdict: str, boolean_no: bool, answer: str) -> str | None:
+def _averitec_label(verdict: str, boolean_no: bool, answer: str) -> StanceLabel | None:
     if verdict == "Supported":
         return None if boolean_no else SUPPORTS
     if verdict == "Refuted":
@@ -291,10 +293,10 @@ def build_stance_pairs(
     (:func:`scifact_dev_ids`). ``mini``: the SciFact and AVeriTeC fixtures
     (``fixtures/scifact_mini``, ``fixtures/averitec_mini``) instead of the full sets, for tests.
     """
-    from factscout.datasets import load_dataset
     from factscout.datasets import averitec as averitec_data
     from factscout.datasets import checkthat as checkthat_data
     from factscout.datasets import covidfact as covidfact_data
+    from factscout.datasets import load_dataset
     from factscout.datasets import scifact as scifact_data
 
     for s in sources:
