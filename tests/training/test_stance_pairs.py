@@ -17,8 +17,8 @@ from factscout.training.stance_pairs import (
     checkthat_stance_pairs,
     counts_of,
     covidfact_stance_pairs,
+    default_exclusions,
     licences_of,
-    scifact_dev_ids,
     scifact_stance_pairs,
     write_stance_pairs,
 )
@@ -169,8 +169,8 @@ def test_builder_keeps_out_heldout_and_dev_claims(mini_pairs):
     from factscout.datasets import load_dataset
 
     claims = load_dataset("scifact_mini").claims
-    heldout = read_heldout_ids()
-    excluded = heldout | scifact_dev_ids(claims, heldout)
+    excluded = default_exclusions(mini=True)
+    assert read_heldout_ids() <= excluded
     mini_ids = {c.claim_id for c in claims}
     assert mini_ids & excluded  # the fixture holds some: the check below means something
     used = {p.claim_id for p in mini_pairs if p.source.startswith("scifact")}
@@ -231,3 +231,41 @@ def test_cli_unknown_source_is_a_usage_error(tmp_path):
     r = CliRunner().invoke(app, ["train", "stance-pairs", "--out", str(out), "--sources", "checkthat,nope"])
     assert r.exit_code == 2 and "no stance pair source 'nope'" in r.output
     assert not out.exists()
+
+
+def test_exclusions_apply_to_every_source():
+    try:
+        kept = build_stance_pairs(sources=("averitec",), mini=True, augment=False, exclude_claim_ids=())
+        some = sorted({p.claim_id for p in kept})[:3]
+        fewer = build_stance_pairs(sources=("averitec",), mini=True, augment=False, exclude_claim_ids=some)
+    except DataNotFound as exc:
+        pytest.skip(str(exc))
+    assert {p.claim_id for p in fewer} == {p.claim_id for p in kept} - set(some)
+
+
+@pytest.mark.dataset
+def test_dev_claims_are_those_stance_cross_chooses_on():
+    from factscout.datasets import load_dataset
+    from factscout.training.splits import SEED, split_scifact
+
+    try:
+        claims = list(load_dataset("scifact", "train").claims)
+    except DataNotFound as exc:
+        pytest.skip(str(exc))
+    train, heldout = split_scifact(claims, seed=SEED)
+    from factscout.training.stance_cross import CrossConfig
+    from factscout.training.stance_pairs import DEV_FRACTION
+
+    assert CrossConfig().dev_fraction == DEV_FRACTION
+    _, dev = split_scifact(train, heldout_fraction=DEV_FRACTION, seed=SEED + 1)  # as stance_cross.run
+    assert {c.claim_id for c in heldout} == read_heldout_ids()
+    assert default_exclusions() == {c.claim_id for c in heldout} | {c.claim_id for c in dev}
+
+
+def test_cli_exclude_file_must_exist(tmp_path):
+    from factscout.cli.main import app
+
+    r = CliRunner().invoke(
+        app, ["train", "stance-pairs", "--out", str(tmp_path / "p.jsonl"), "--exclude", str(tmp_path / "none.txt")]
+    )
+    assert r.exit_code == 2 and "--exclude: no such file" in r.output

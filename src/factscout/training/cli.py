@@ -448,18 +448,28 @@ def stance_pairs(
     no_augment: Annotated[bool, typer.Option("--no-augment", help="no counterfactual pairs")] = False,
     seed: Annotated[int, typer.Option()] = 0,
     data: Annotated[Path | None, typer.Option(help="the datasets folder (default: ../shared/data)")] = None,
+    exclude: Annotated[
+        Path | None,
+        typer.Option(help="a file of claim ids (one a line) to leave out too, beside the SciFact held-out and dev"),
+    ] = None,
 ) -> None:
     from rich.table import Table
 
     from factscout.records import STANCE_LABELS
-    from factscout.training.stance_pairs import build_stance_pairs, counts_of, write_stance_pairs
+    from factscout.training.stance_pairs import build_stance_pairs, counts_of, default_exclusions, write_stance_pairs
 
     started = time.perf_counter()
+    excluded = None
+    if exclude is not None:
+        if not exclude.is_file():
+            raise InputError(f"--exclude: no such file: {exclude}")
+        excluded = default_exclusions(data) | {ln.strip() for ln in exclude.read_text().splitlines() if ln.strip()}
     pairs = build_stance_pairs(
         data,
         sources=[s.strip() for s in sources.split(",") if s.strip()],
         augment=not no_augment,
         seed=seed,
+        exclude_claim_ids=excluded,
         say=_say,
     )
     path, counts_path = write_stance_pairs(out, pairs)

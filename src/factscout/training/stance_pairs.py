@@ -275,6 +275,26 @@ def checkthat_stance_pairs(
 # -- the builder ---------------------------------------------------------------------------------------
 
 
+def default_exclusions(data_root: str | Path | None = None, *, mini: bool = False) -> set[str]:
+    """The claims no stance pair may come from: the SciFact held-out claims
+    (:func:`~factscout.training.splits.read_heldout_ids`) and the SciFact dev claims
+    (:func:`scifact_dev_ids` of the full SciFact train claims; only where those are missing and
+    ``mini``, of the fixture's claims, which split differently)."""
+    from factscout.datasets import load_dataset
+    from factscout.errors import DataNotFound
+    from factscout.training.splits import read_heldout_ids
+
+    heldout = read_heldout_ids()
+    try:
+        claims = load_dataset("scifact", "train", data_root).claims
+    except DataNotFound:
+        if not mini:
+            raise
+        log.warning("full SciFact missing: the dev claims are split from the fixture's claims")
+        claims = load_dataset("scifact_mini", "train", data_root).claims
+    return heldout | scifact_dev_ids(claims, heldout)
+
+
 def build_stance_pairs(
     data_root: str | Path | None = None,
     *,
@@ -288,48 +308,46 @@ def build_stance_pairs(
     """Every stance pair of ``sources`` (module docstring), augmented (:func:`augment_pairs`) when
     ``augment``, deterministic for a ``seed``.
 
-    ``exclude_claim_ids``: SciFact claims that give no pair; default the held-out claims
-    (:func:`~factscout.training.splits.read_heldout_ids`) and the dev claims
-    (:func:`scifact_dev_ids`). ``mini``: the SciFact and AVeriTeC fixtures
-    (``fixtures/scifact_mini``, ``fixtures/averitec_mini``) instead of the full sets, for tests.
+    ``exclude_claim_ids``: claims (of any source: the ids do not collide) that give no pair;
+    default :func:`default_exclusions` (the SciFact held-out and dev claims). ``mini``: the SciFact
+    and AVeriTeC fixtures (``fixtures/scifact_mini``, ``fixtures/averitec_mini``) instead of the
+    full sets, for tests.
     """
-    from factscout.datasets import averitec as averitec_data
-    from factscout.datasets import checkthat as checkthat_data
-    from factscout.datasets import covidfact as covidfact_data
     from factscout.datasets import load_dataset
     from factscout.datasets import scifact as scifact_data
+    from factscout.training.cards import licence_of
 
     for s in sources:
         if s not in SOURCES:
             raise UnknownName("stance pair source", s, SOURCES)
     root = Path(data_root) if data_root is not None else None
+    excluded = set(default_exclusions(root, mini=mini) if exclude_claim_ids is None else exclude_claim_ids)
     groups: dict[str, tuple[str, list[Pair]]] = {}
     if "scifact" in sources:
-        from factscout.training.splits import read_heldout_ids
-
         claims = list(load_dataset("scifact_mini" if mini else "scifact", "train", root).claims)
         abstracts = scifact_data.load_abstract_sentences(root, mini=mini)
-        if exclude_claim_ids is None:
-            heldout = read_heldout_ids()
-            exclude_claim_ids = heldout | scifact_dev_ids(claims, heldout)
-        say(f"scifact: {len(claims)} claims, {len(set(exclude_claim_ids) & {c.claim_id for c in claims})} excluded")
-        pairs = scifact_stance_pairs(claims, abstracts, exclude_claim_ids=exclude_claim_ids)
-        groups["scifact"] = (scifact_data.SOURCE.license, pairs)
+        say(f"scifact: {len(claims)} claims, {len(excluded & {c.claim_id for c in claims})} excluded")
+        pairs = scifact_stance_pairs(claims, abstracts, exclude_claim_ids=excluded)
+        groups["scifact"] = (licence_of("scifact"), pairs)
     if "covidfact" in sources:
         pairs = covidfact_stance_pairs(load_dataset("covidfact", "all", root).claims)
-        groups["covidfact"] = (covidfact_data.SOURCE.license, pairs)
+        groups["covidfact"] = (licence_of("covidfact"), pairs)
     if "averitec" in sources:
         pairs = averitec_stance_pairs(load_dataset("averitec_mini" if mini else "averitec", "train", root).claims)
-        groups["averitec"] = (averitec_data.SOURCE.license, pairs)
+        groups["averitec"] = (licence_of("averitec"), pairs)
     if "checkthat" in sources:
         pairs = []
         for split in ("train", "dev"):
             ds = load_dataset("checkthat2022", split, root)
             pairs.extend(checkthat_stance_pairs(ds.claims, ds.corpus, ds.qrels))
-        groups["checkthat"] = (checkthat_data.SOURCE.license, pairs)
+        groups["checkthat"] = (licence_of("checkthat2022"), pairs)
     out: list[StancePair] = []
-    for name, (licence, pairs) in groups.items():
-        say(f"{name}: {len(pairs)} pairs")
+    for name, (licence, found) in groups.items():
+        pairs = [p for p in found if p.claim_id not in excluded]
+        say(
+            f"{name}: {len(pairs)} pairs"
+            + (f" ({len(found) - len(pairs)} of excluded claims left out)" * (len(found) > len(pairs)))
+        )
         made = list(pairs)
         if augment:
             from factscout.training.augment import augment_pairs
