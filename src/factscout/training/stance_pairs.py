@@ -352,7 +352,8 @@ def build_stance_pairs(
         if augment:
             from factscout.training.augment import augment_pairs
 
-            made += augment_pairs(pairs, seed=seed)
+            # a tweet is rarely a declarative sentence: CheckThat's verified claim side is edited only
+            made += augment_pairs(pairs, seed=seed, claim_side=name != "checkthat")
             say(f"{name}: {len(made) - len(pairs)} augmented pairs")
         out.extend(StancePair(p.claim, p.sentence, STANCE_LABELS[p.label], p.source, licence, p.claim_id) for p in made)
     return out
