@@ -186,6 +186,7 @@ def test_builder_is_deterministic_and_augments_only_supporting_pairs():
     assert a == build_stance_pairs(sources=("averitec",), mini=True, seed=5)
     augmented = [p for p in a if p.source.startswith("aug:")]
     assert augmented and {p.licence for p in augmented} == {"CC BY-NC 4.0"}
+    assert {p.origin for p in a} == {"averitec"}
 
 
 def test_builder_unknown_source():
@@ -197,11 +198,13 @@ def test_write_pairs_and_counts(tmp_path, mini_pairs):
     path, counts_path = write_stance_pairs(tmp_path / "pairs.jsonl", mini_pairs)
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     assert len(rows) == len(mini_pairs)
-    assert set(rows[0]) == {"claim", "sentence", "label", "source", "licence", "claim_id"}
+    assert set(rows[0]) == {"claim", "sentence", "label", "source", "licence", "claim_id", "origin"}
     summary = json.loads(counts_path.read_text())
     assert counts_path.name == "pairs.jsonl.counts.json"
     assert summary["pairs"] == len(rows) == sum(summary["total"].values())
     assert summary["counts"] == counts_of(mini_pairs)
+    assert set(summary["by_origin"]) == {"scifact", "averitec"}
+    assert sum(summary["by_origin"]["averitec"].values()) == sum(p.origin == "averitec" for p in mini_pairs)
 
 
 def test_cli_writes_pairs_and_prints_the_table(tmp_path, monkeypatch, mini_pairs):

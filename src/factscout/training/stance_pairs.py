@@ -75,6 +75,8 @@ class StancePair:
     source: str
     licence: str
     claim_id: str
+    origin: str = ""
+    """The dataset the pair (or the pair it was edited from) comes from: one of :data:`SOURCES`."""
 
     def __post_init__(self) -> None:
         if self.label not in STANCE_LABELS:
@@ -88,6 +90,7 @@ class StancePair:
             "source": self.source,
             "licence": self.licence,
             "claim_id": self.claim_id,
+            "origin": self.origin,
         }
 
 
@@ -355,7 +358,9 @@ def build_stance_pairs(
             # a tweet is rarely a declarative sentence: CheckThat's verified claim side is edited only
             made += augment_pairs(pairs, seed=seed, claim_side=name != "checkthat")
             say(f"{name}: {len(made) - len(pairs)} augmented pairs")
-        out.extend(StancePair(p.claim, p.sentence, STANCE_LABELS[p.label], p.source, licence, p.claim_id) for p in made)
+        out.extend(
+            StancePair(p.claim, p.sentence, STANCE_LABELS[p.label], p.source, licence, p.claim_id, name) for p in made
+        )
     return out
 
 
@@ -376,8 +381,8 @@ def licences_of(pairs: Iterable[StancePair]) -> dict[str, list[str]]:
 
 
 def write_stance_pairs(path: str | Path, pairs: Sequence[StancePair]) -> tuple[Path, Path]:
-    """Write ``pairs`` as JSONL to ``path`` and the counts table (per source and label, totals,
-    licences) to ``<path>.counts.json``."""
+    """Write ``pairs`` as JSONL to ``path`` (one :meth:`StancePair.row` a line) and the counts
+    (source x label, totals, sources per origin, licences) to ``<path>.counts.json``."""
     import json
 
     from factscout.formats.jsonl import write_jsonl
@@ -391,6 +396,9 @@ def write_stance_pairs(path: str | Path, pairs: Sequence[StancePair]) -> tuple[P
         "total": {label: sum(c[label] for c in counts.values()) for label in STANCE_LABELS},
         "pairs": len(pairs),
         "licences": licences_of(pairs),
+        "by_origin": {
+            o: dict(Counter(p.source for p in pairs if p.origin == o)) for o in dict.fromkeys(p.origin for p in pairs)
+        },
     }
     counts_path = path.with_name(path.name + ".counts.json")
     counts_path.write_text(json.dumps(summary, indent=2) + "\n")
