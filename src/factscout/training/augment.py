@@ -296,7 +296,7 @@ _PREDICATE = frozenset({"acomp", "oprd"})  # "was effective", "found it effectiv
 _GRADED = re.compile(r"\b(more|less|most|least)\s*$", re.I)
 
 
-def text_before(doc: Any, token: Any) -> str:
+def _text_before(doc: Any, token: Any) -> str:
     return str(doc.text[: token.idx])
 
 
@@ -313,7 +313,7 @@ def swap_antonym(doc: Any) -> str | None:
         pos = _ANTONYM_POS.get(t.pos_)
         if pos is None or t.lower_ in _ANTONYM_SKIP_ALL or t.lemma_.lower() in _ANTONYM_SKIP or "-" in t.text:
             continue
-        if pos == "a" and (t.tag_ != "JJ" or t.dep_ not in _PREDICATE or _GRADED.search(text_before(doc, t))):
+        if pos == "a" and (t.tag_ != "JJ" or t.dep_ not in _PREDICATE or _GRADED.search(_text_before(doc, t))):
             continue  # comparatives would need inflecting; "less effective" -> "less ineffective" is no flip
         if pos == "v" and (t.dep_ != "ROOT" or any(c.dep_ == "ccomp" for c in t.children)):
             continue
