@@ -436,3 +436,51 @@ def rewrite(
         f"wrote {result.policy.name} policy to {folder}: {result.examples} training sequences, "
         f"loss {result.losses[0]:.4f} -> {result.losses[-1]:.4f} in {result.seconds:.1f}s"
     )
+
+
+@app.command("stance-pairs", help="Build the stance training pairs (every dataset, augmented) as JSONL.")
+@_friendly
+def stance_pairs(
+    out: Annotated[Path, typer.Option("--out", help="the pairs file (JSONL); counts go to <out>.counts.json")],
+    sources: Annotated[
+        str, typer.Option(help="comma-separated, from scifact,covidfact,averitec,checkthat")
+    ] = "scifact,covidfact,averitec,checkthat",
+    no_augment: Annotated[bool, typer.Option("--no-augment", help="no counterfactual pairs")] = False,
+    seed: Annotated[int, typer.Option()] = 0,
+    data: Annotated[Path | None, typer.Option(help="the datasets folder (default: ../shared/data)")] = None,
+    exclude: Annotated[
+        Path | None,
+        typer.Option(help="a file of claim ids (one a line) to leave out too, beside the SciFact held-out and dev"),
+    ] = None,
+) -> None:
+    from rich.table import Table
+
+    from factscout.records import STANCE_LABELS
+    from factscout.training.stance_pairs import build_stance_pairs, counts_of, default_exclusions, write_stance_pairs
+
+    started = time.perf_counter()
+    excluded = None
+    if exclude is not None:
+        if not exclude.is_file():
+            raise InputError(f"--exclude: no such file: {exclude}")
+        excluded = default_exclusions(data) | {ln.strip() for ln in exclude.read_text().splitlines() if ln.strip()}
+    pairs = build_stance_pairs(
+        data,
+        sources=[s.strip() for s in sources.split(",") if s.strip()],
+        augment=not no_augment,
+        seed=seed,
+        exclude_claim_ids=excluded,
+        say=_say,
+    )
+    path, counts_path = write_stance_pairs(out, pairs)
+    table = Table(title=f"{len(pairs)} stance pairs ({time.perf_counter() - started:.0f}s)")
+    table.add_column("source")
+    for label in (*STANCE_LABELS, "total"):
+        table.add_column(label, justify="right")
+    counts = counts_of(pairs)
+    for source, row in counts.items():
+        table.add_row(source, *(str(row[label]) for label in STANCE_LABELS), str(sum(row.values())))
+    totals = [sum(row[label] for row in counts.values()) for label in STANCE_LABELS]
+    table.add_row("total", *map(str, totals), str(sum(totals)), style="bold")
+    Console().print(table)
+    _say(f"wrote {path} and {counts_path}")
