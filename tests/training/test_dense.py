@@ -3,7 +3,7 @@
 import numpy as np
 from typer.testing import CliRunner
 
-from factscout.training.cli import app
+from factscout.cli.train import app
 from factscout.training.dense import TrainConfig, batches
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import typer
 
 from factscout.cli import check, collect, demo, evaluate, index, plan, rewrite, search, serve, stance, trajectories
-from factscout.training.cli import app as train_app
+from factscout.cli.train import app as train_app
 
 __all__ = ["app", "main"]
 

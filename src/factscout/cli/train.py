@@ -3,29 +3,25 @@
 Each sub-command parses its options and calls its trainer module, imported only when the
 sub-command runs (``factscout train --help`` needs neither torch nor the data). Option
 defaults are written here as literals so the help needs no trainer import;
-``tests/training/test_cli.py`` checks they equal each trainer's config defaults.
+``tests/cli/test_train.py`` checks they equal each trainer's config defaults.
 """
 
 from __future__ import annotations
 
 import enum
-import functools
 import logging
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from factscout.errors import FactscoutError, InputError, UnknownName
+from factscout.cli.common import err, friendly
+from factscout.errors import InputError, UnknownName
 from factscout.training.base import TRAINERS
-
-F = TypeVar("F", bound=Callable[..., Any])
-err = Console(stderr=True)
 
 
 class _TrainerGroup(TyperGroup):
@@ -51,20 +47,6 @@ app = typer.Typer(
 )
 
 
-def _friendly(fn: F) -> F:
-    """Turn factscout's errors into one readable line and exit status 2."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except FactscoutError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
 def _say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -84,6 +66,13 @@ def _threads(n: int) -> None:
     torch.set_num_threads(n)
 
 
+def _override(config: Any, **values: Any) -> Any:
+    """``config`` with each option the user gave (not None) replacing its default."""
+    from dataclasses import replace
+
+    return replace(config, **{name: value for name, value in values.items() if value is not None})
+
+
 def _summary(name: str) -> str:
     return TRAINERS[name].summary
 
@@ -92,7 +81,7 @@ Out = Annotated[Path, typer.Option("--out", help="folder for the weights, model 
 
 
 @app.command("stance", help=f"Train {_summary('stance')}; tune the Quin+ selector and count rule.")
-@_friendly
+@friendly
 def stance(
     out: Out,
     sources: Annotated[str, typer.Option(help="comma-separated, from scifact,covidfact,averitec")] = "scifact",
@@ -122,7 +111,7 @@ def stance(
 
 
 @app.command("stance-cross", help=f"Train {_summary('stance-cross')}.")
-@_friendly
+@friendly
 def stance_cross(
     out: Out,
     epochs: Annotated[int, typer.Option()] = 2,
@@ -161,7 +150,7 @@ class RerankStage(str, enum.Enum):
 
 
 @app.command("rerank", help=f"Train, evaluate and ship {_summary('rerank')}.")
-@_friendly
+@friendly
 def rerank(
     out: Out,
     quick: Annotated[bool, typer.Option("--quick", help="seconds-long smoke run on the scifact_mini fixture")] = False,
@@ -196,10 +185,7 @@ def rerank(
     from factscout.training import rerank as trainer
 
     config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
-    overrides: dict[str, Any] = {"epochs": epochs, "negatives": negatives, "max_length": max_length, "lr": lr}
-    for name, value in overrides.items():
-        if value is not None:
-            config = replace(config, **{name: value})
+    config = _override(config, epochs=epochs, negatives=negatives, max_length=max_length, lr=lr)
     _threads(2)
     command = _command("rerank")
     step = stage.value
@@ -233,7 +219,7 @@ def rerank(
 
 
 @app.command("selector", help=f"Train, evaluate and ship {_summary('selector')}.")
-@_friendly
+@friendly
 def selector(
     out: Annotated[Path, typer.Option("--out", help="folder for the weights, MODEL_CARD.md, metrics.json")],
     quick: Annotated[bool, typer.Option("--quick", help="smoke run: few claims, 3 epochs (not for shipping)")] = False,
@@ -246,7 +232,7 @@ def selector(
 
 
 @app.command("classifier", help=f"Train {_summary('classifier')} on AVeriTeC train.")
-@_friendly
+@friendly
 def classifier(
     out: Annotated[Path, typer.Option("--out", help="folder for the weights, metrics and card")],
     folds: Annotated[int, typer.Option()] = 5,
@@ -267,7 +253,7 @@ _QGEN_MODEL = str(Path(__file__).parent.parent / "plan" / "models" / "qgen.json"
 
 
 @app.command("qgen", help=f"Train {_summary('qgen')} on AVeriTeC train + ClaimDecomp dev + QuanTemp test.")
-@_friendly
+@friendly
 def qgen(
     out: Annotated[str, typer.Option(help="where to write the model JSON")] = _QGEN_MODEL,
     data: Annotated[str | None, typer.Option(help="data folder (default: $FACTSCOUT_DATA or ../shared/data)")] = None,
@@ -289,7 +275,7 @@ class DenseStage(str, enum.Enum):
 
 
 @app.command("dense", help=f"Fine-tune {_summary('dense')} and measure it on held-out SciFact.")
-@_friendly
+@friendly
 def dense(
     out: Annotated[Path, typer.Option("--out", help="folder for the adapter, model card and metrics")],
     quick: Annotated[bool, typer.Option("--quick", help="seconds-long smoke run on the scifact_mini fixture")] = False,
@@ -324,10 +310,7 @@ def dense(
     from factscout.training import dense as trainer
 
     config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
-    overrides: dict[str, Any] = {"epochs": epochs, "lr": lr, "batch_size": batch_size, "hard_negatives": hard_negatives}
-    for name, value in overrides.items():
-        if value is not None:
-            config = replace(config, **{name: value})
+    config = _override(config, epochs=epochs, lr=lr, batch_size=batch_size, hard_negatives=hard_negatives)
     if sources:
         config = replace(config, sources=tuple(s.strip() for s in sources.split(",") if s.strip()))
     _threads(threads)
@@ -367,7 +350,7 @@ def dense(
 
 
 @app.command("rewrite", help=f"Train {_summary('rewrite')} (Kazemi et al., AACL 2023, Section 3.3).")
-@_friendly
+@friendly
 def rewrite(
     trajectories: Annotated[Path, typer.Option(help="BFS trajectories JSONL")],
     out: Annotated[Path, typer.Option("--out", help="folder for policy.json + weights.safetensors")],
@@ -439,7 +422,7 @@ def rewrite(
 
 
 @app.command("stance-pairs", help="Build the stance training pairs (every dataset, augmented) as JSONL.")
-@_friendly
+@friendly
 def stance_pairs(
     out: Annotated[Path, typer.Option("--out", help="the pairs file (JSONL); counts go to <out>.counts.json")],
     sources: Annotated[
