@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Annotated
@@ -20,22 +19,6 @@ STANCE_HELP = (
 )
 
 
-def _quiet(stance: str) -> None:
-    """Quiet third-party output; a hub model (``nli:``) may need the hub, so it is not put offline."""
-    if not stance.startswith("nli:"):
-        quiet_libraries()
-        return
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    try:
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-    except ImportError:
-        pass
-
-
 @friendly
 def stance(
     pairs: Annotated[Path, typer.Option(help='pairs JSONL: {"id"?, "claim", "sentence"} per line')],
@@ -49,7 +32,7 @@ def stance(
     The output copies each row and adds "label" and "probabilities" (supports, refutes, not enough
     info); a row's own label or probabilities are kept as input_label / input_probabilities.
     """
-    _quiet(stance)
+    quiet_libraries()
     from factscout.errors import InputError
     from factscout.formats.jsonl import write_jsonl
     from factscout.verify import make_stance_model, read_pairs, score_pairs

@@ -56,6 +56,16 @@ RULE_TUNED_WITH = "head"
 its own (a ``rule_thresholds`` attribute: ``(min_evidence, min_confidence)``)."""
 
 
+def stance_inputs(claim: str | Claim, sentences: Sequence[Sentence | str]) -> tuple[str, list[Sentence]]:
+    """What every stance model's ``predict`` starts from: the claim's text (an error when empty)
+    and the sentences as :class:`Sentence` records (a plain string is a sentence of an anonymous
+    passage, ``passage_id=""``, at its position in ``sentences``)."""
+    claim_text = getattr(claim, "text", claim)
+    if not isinstance(claim_text, str) or not claim_text.strip():
+        raise InputError(f"stance needs a non-empty claim text, got {claim!r}")
+    return claim_text, [s if isinstance(s, Sentence) else Sentence("", i, s) for i, s in enumerate(sentences)]
+
+
 def split_stance_name(name: str) -> tuple[str, str | None]:
     """``"kind:arg"`` -> ``("kind", "arg")``, a plain ``"kind"`` -> ``("kind", None)``, checked.
 

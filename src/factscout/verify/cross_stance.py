@@ -29,7 +29,7 @@ from factscout.nn.backbone import network_from_state
 from factscout.nn.encoding import VectorCache
 from factscout.nn.pairs import check_batching, run_pairs
 from factscout.records import STANCE_LABELS, Sentence, Stance
-from factscout.verify.base import STANCE_MODELS
+from factscout.verify.base import STANCE_MODELS, stance_inputs
 from factscout.verify.stance import _softmax, to_stance
 
 if TYPE_CHECKING:
@@ -150,10 +150,7 @@ class CrossStanceModel:
         Plain strings are taken as sentences of an anonymous passage (``passage_id=""``) at their
         position in ``sentences``.
         """
-        claim_text = getattr(claim, "text", claim)
-        if not isinstance(claim_text, str) or not claim_text.strip():
-            raise InputError(f"stance needs a non-empty claim text, got {claim!r}")
-        items = [s if isinstance(s, Sentence) else Sentence("", i, s) for i, s in enumerate(sentences)]
+        claim_text, items = stance_inputs(claim, sentences)
         if not items:
             return []
         probs = self.predict_pairs([claim_text] * len(items), [s.text for s in items])

@@ -27,7 +27,7 @@ import numpy as np
 
 from factscout.errors import BadModel, InputError, MissingDependency, ModelNotFound
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance, StanceLabel
-from factscout.verify.base import STANCE_MODELS
+from factscout.verify.base import STANCE_MODELS, stance_inputs
 from factscout.verify.stance import to_stance
 
 if TYPE_CHECKING:
@@ -169,10 +169,7 @@ class NliStanceModel:
         Plain strings are taken as sentences of an anonymous passage (``passage_id=""``) at their
         position in ``sentences``.
         """
-        claim_text = getattr(claim, "text", claim)
-        if not isinstance(claim_text, str) or not claim_text.strip():
-            raise InputError(f"stance needs a non-empty claim text, got {claim!r}")
-        items = [s if isinstance(s, Sentence) else Sentence("", i, s) for i, s in enumerate(sentences)]
+        claim_text, items = stance_inputs(claim, sentences)
         if not items:
             return []
         probs = self.predict_pairs([claim_text] * len(items), [s.text for s in items])

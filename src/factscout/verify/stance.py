@@ -29,7 +29,7 @@ import numpy as np
 from factscout.errors import BadModel, InputError, ModelNotFound
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance
 from factscout.retrieve.encoder import embed_fn
-from factscout.verify.base import STANCE_MODELS
+from factscout.verify.base import STANCE_MODELS, stance_inputs
 
 if TYPE_CHECKING:
     from factscout.records import Claim
@@ -191,10 +191,7 @@ class StanceHead:
         ``claim`` is its text or a :class:`~factscout.records.Claim`. Plain strings are taken as sentences of an anonymous passage (``passage_id=""``) at
         their position in ``sentences``.
         """
-        claim_text = getattr(claim, "text", claim)
-        if not isinstance(claim_text, str) or not claim_text.strip():
-            raise InputError(f"stance needs a non-empty claim text, got {claim!r}")
-        items = [s if isinstance(s, Sentence) else Sentence("", i, s) for i, s in enumerate(sentences)]
+        claim_text, items = stance_inputs(claim, sentences)
         if not items:
             return []
         vectors = np.asarray(embed_fn(self.encoder)([claim_text, *[s.text for s in items]]), dtype=np.float32)
