@@ -52,7 +52,7 @@ from factscout.training.stance import HeadConfig, group_balanced_weights, label_
 from factscout.training.stance_data import Embeddings, Pair, negation_pairs, read_stance_pairs, scifact_pairs
 from factscout.training.stance_eval import bootstrap_macro_f1, stance_eval_set
 from factscout.training.stance_pairs import scifact_dev_ids
-from factscout.verify.stance import StanceHead, nli_features
+from factscout.verify.stance import StanceHead
 from factscout.verify.verdict import macro_f1
 
 SCHEMES = ("loss", "sample", "origin")
@@ -221,7 +221,9 @@ def main() -> None:
         keep = np.random.default_rng(0).choice(len(pairs), size=min(args.smoke, len(pairs)), replace=False)
         pairs, origins = [pairs[i] for i in sorted(keep)], [origins[i] for i in sorted(keep)]
     barred = heldout_ids | dev_ids | {c.claim_id for c in eval_claims}
-    leaked = sorted({p.claim_id for p, o in zip(pairs, origins, strict=True) if o == "scifact" and p.claim_id in barred})
+    leaked = sorted(
+        {p.claim_id for p, o in zip(pairs, origins, strict=True) if o == "scifact" and p.claim_id in barred}
+    )
     if leaked:
         raise SystemExit(f"{pairs_from}: pairs of held-out or dev SciFact claims {leaked[:10]}: rebuild the pairs")
 

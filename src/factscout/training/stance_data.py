@@ -189,9 +189,7 @@ def read_stance_pairs(path: str | Path) -> tuple[list[Pair], list[str]]:
         if row["label"] not in LABEL_ID:
             raise InputError(f"{path}:{lineno}: label {row['label']!r} is not one of {', '.join(STANCE_LABELS)}")
         source = row["source"]
-        pairs.append(
-            Pair(source, str(row.get("claim_id", "")), row["claim"], row["sentence"], LABEL_ID[row["label"]])
-        )
+        pairs.append(Pair(source, str(row.get("claim_id", "")), row["claim"], row["sentence"], LABEL_ID[row["label"]]))
         origins.append(str(row.get("origin") or source.split(":")[0]))
     if not pairs:
         raise InputError(f"{path}: no stance pairs")
