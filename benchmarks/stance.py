@@ -210,7 +210,7 @@ def main() -> None:
 
     if args.pairs:
         pairs, origins = read_stance_pairs(args.pairs)
-        pairs_from = args.pairs
+        pairs_from = f"`{Path(args.pairs).name}` (factscout train stance-pairs)"
     else:
         from factscout.training.stance_pairs import build_stance_pairs
 
