@@ -170,6 +170,30 @@ def train_head(
     return [(m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()) for m in linears]
 
 
+def label_balanced_sample(labels: Sequence[int], seed: int = SEED) -> np.ndarray:
+    """Ascending indices of a seeded sample with as many pairs of each label as the rarest label
+    has (down-sampling; the labels present only). The same labels and seed give the same sample."""
+    y = np.asarray(labels, dtype=np.int64)
+    if y.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    present = np.unique(y)
+    n = min(int((y == label).sum()) for label in present)
+    rng = np.random.default_rng(seed)
+    chosen = [rng.choice(np.flatnonzero(y == label), size=n, replace=False) for label in present]
+    return np.sort(np.concatenate(chosen)).astype(np.int64)
+
+
+def group_balanced_weights(groups: Sequence[str]) -> np.ndarray:
+    """Per-pair loss weights giving every group (e.g. each pair's origin dataset) the same total
+    weight, mean 1; :func:`train_head` then balances the labels on top."""
+    names, inverse, counts = np.unique(np.asarray(groups, dtype=object), return_inverse=True, return_counts=True)
+    if not len(names):
+        return np.zeros(0)
+    w = 1.0 / counts[inverse]
+    out: np.ndarray = w * (len(w) / w.sum())
+    return out
+
+
 def fit_model(
     pairs: Sequence[Pair], emb: Embeddings, config: HeadConfig, info: dict[str, str] | None = None
 ) -> StanceHead:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from factscout.errors import InputError
 from factscout.nn.encoding import VectorCache
 from factscout.records import (
     NOT_ENOUGH_EVIDENCE,
@@ -170,3 +172,25 @@ class Embeddings:
         u, v = self.matrix([p.claim for p in pairs]), self.matrix([p.sentence for p in pairs])
         out: np.ndarray = np.sum(u * v, axis=1)
         return out
+
+
+def read_stance_pairs(path: str | Path) -> tuple[list[Pair], list[str]]:
+    """The pairs of a JSONL file written by ``factscout train stance-pairs`` (rows with ``claim``,
+    ``sentence``, ``label``, ``source``, ``claim_id``, ``origin``), and each pair's origin (the
+    dataset it, or the pair it was edited from, comes from), in file order."""
+    from factscout.formats.jsonl import read_jsonl
+
+    pairs: list[Pair] = []
+    origins: list[str] = []
+    for lineno, row in read_jsonl(path):
+        missing = [k for k in ("claim", "sentence", "label", "source") if not isinstance(row.get(k), str)]
+        if missing:
+            raise InputError(f"{path}:{lineno}: expected text fields {', '.join(missing)}")
+        if row["label"] not in LABEL_ID:
+            raise InputError(f"{path}:{lineno}: label {row['label']!r} is not one of {', '.join(STANCE_LABELS)}")
+        source = row["source"]
+        pairs.append(Pair(source, str(row.get("claim_id", "")), row["claim"], row["sentence"], LABEL_ID[row["label"]]))
+        origins.append(str(row.get("origin") or source.split(":")[0]))
+    if not pairs:
+        raise InputError(f"{path}: no stance pairs")
+    return pairs, origins
