@@ -40,6 +40,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/query_planning.py --retriever bm25
 	$(PY) benchmarks/verdict.py --retriever hybrid
 	$(PY) benchmarks/verdict_classifier.py
+	$(VENV)/bin/factscout train stance-pairs --out .factscout/stance-pairs.jsonl
+	$(PY) benchmarks/stance.py --pairs .factscout/stance-pairs.jsonl
 	$(PY) benchmarks/bfs_speed.py
 	$(PY) benchmarks/rewriting.py
 	$(PY) benchmarks/rewriting.py --dataset averitec --max-train 1000 --max-test 400
