@@ -38,7 +38,17 @@ def test_every_reranker_has_contract_options():
     assert sorted(OPTIONS) == RERANKERS.names()
 
 
-@pytest.fixture(scope="module", params=RERANKERS.names())
+# a transformer re-ranker runs a model: kept out of `make test-fast` with the encoder tests
+TRANSFORMER_RERANKERS = {"cross-encoder"}
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param(name, marks=pytest.mark.encoder) if name in TRANSFORMER_RERANKERS else name
+        for name in RERANKERS.names()
+    ],
+)
 def reranker(request) -> Reranker:
     return make_reranker(request.param, **OPTIONS[request.param])
 
