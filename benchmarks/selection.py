@@ -180,7 +180,7 @@ def main() -> None:
                 "training_part": {
                     "claims": len({a.claim_id for a in train_scored}),
                     "abstracts": len(train_scored),
-                    "sentences": int(len(rel_flat)),
+                    "sentences": len(rel_flat),
                     "precision": round(fit.precision, 4),
                     "recall": round(fit.recall, 4),
                     "f1": round(fit.f1, 4),
@@ -232,9 +232,11 @@ def main() -> None:
         rows.update({name: score_selection(sub, rel_select(s, idx)) for name, s in settings.items()})
         tables[part] = rows
 
-    lat = latency({c.claim_id: c for c in eval_claims}, held_ex, eval_abstracts, args.latency_abstracts) if (
-        args.latency_abstracts
-    ) else None
+    lat = (
+        latency({c.claim_id: c for c in eval_claims}, held_ex, eval_abstracts, args.latency_abstracts)
+        if (args.latency_abstracts)
+        else None
+    )
 
     # -- report ---------------------------------------------------------------------------------
     header = ["selector", "sent. P", "sent. R", "sent. F1", "token P", "token R", "token F1", "selected"]
@@ -266,8 +268,11 @@ def main() -> None:
                 [[n, lat[n]["ms_per_pair"], lat[n]["p50_ms_per_abstract"]] for n in ("threshold", "relevance")],
             ),
         ]
-    parts += ["", f"Run: `python benchmarks/selection.py{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}` "
-              f"in {time.perf_counter() - t_start:.0f} s."]
+    parts += [
+        "",
+        f"Run: `python benchmarks/selection.py{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}` "
+        f"in {time.perf_counter() - t_start:.0f} s.",
+    ]
 
     def short(rows: dict[str, Scores], prefix: str) -> dict[str, float]:
         s = next(v for k, v in rows.items() if k.startswith(prefix))
