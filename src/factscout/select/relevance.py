@@ -161,7 +161,7 @@ class RelevanceSelector:
             return []
         combined = self.setting.combined(relevance, cosine)
         kept = self.setting.keep(relevance, cosine)
-        return [Sentence(passage_id, int(i), sentences[i], float(combined[i])) for i in np.flatnonzero(kept)]
+        return [Sentence(passage_id, i, sentences[i], float(combined[i])) for i in map(int, np.flatnonzero(kept))]
 
     def select_passage(self, claim: Claim, passage: Passage) -> list[Sentence]:
         """:meth:`select` over a passage's text split with :func:`factscout.datasets.passages.sentences_of`."""
