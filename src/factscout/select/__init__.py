@@ -8,6 +8,7 @@ own head over frozen MiniLM token states, ``models/MODEL_CARD.md``). Both are
 :class:`~factscout.select.base.Selector` s, registered in ``SELECTORS`` (``make_selector(name)``).
 """
 
+from factscout.select import relevance  # noqa: F401  (registers "relevance")
 from factscout.select.base import SELECTORS, Selector, make_selector, register_selector
 from factscout.select.tagger import BioTagger
 from factscout.select.threshold import (

@@ -420,3 +420,68 @@ def _counts(examples: Sequence[Example]) -> dict[str, int]:
         "rationale_sentences": sum(len(e.gold) for e in examples),
         "windows": sum(len(e.prepared.windows) for e in examples),
     }
+
+
+# --- the relevance selector's setting (chosen on the training part) --------------------------------------
+
+COSINE_WEIGHTS: tuple[float, ...] = (0.0, 5.0, 10.0, 20.0, 40.0, 80.0)
+MIN_COSINES: tuple[float, ...] = (-1.0, 0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+@dataclass(frozen=True, slots=True)
+class RelevanceFit:
+    """A relevance-selector setting and the micro sentence P/R/F1 it reaches where it was chosen."""
+
+    threshold: float
+    cosine_weight: float
+    min_cosine: float
+    precision: float
+    recall: float
+    f1: float
+
+
+def best_relevance_setting(
+    relevance: np.ndarray,
+    cosine: np.ndarray,
+    gold: np.ndarray,
+    *,
+    cosine_weights: Sequence[float] = COSINE_WEIGHTS,
+    min_cosines: Sequence[float] = MIN_COSINES,
+) -> RelevanceFit:
+    """The setting of :class:`~factscout.select.relevance.RelevanceSelector` with the highest micro
+    sentence F1 over sentences given as parallel arrays (cross-encoder score, cosine, is-rationale).
+
+    For every ``cosine_weight`` x ``min_cosine`` of the grids, every cut between two distinct
+    combined scores is tried (the threshold is midway between the last kept and the first dropped score); ties keep the first in grid
+    order (smaller weight, no cosine floor first), so the cosine enters only when it helps.
+    """
+    rel = np.asarray(relevance, dtype=np.float64)
+    cos = np.asarray(cosine, dtype=np.float64)
+    is_gold = np.asarray(gold, dtype=bool)
+    if not (rel.shape == cos.shape == is_gold.shape) or rel.ndim != 1:
+        raise ValueError(f"parallel 1-d arrays expected, got {rel.shape}, {cos.shape}, {is_gold.shape}")
+    n_gold = int(is_gold.sum())
+    if not n_gold:
+        raise ValueError("choosing a relevance setting needs at least one rationale sentence")
+    best: RelevanceFit | None = None
+    for weight in cosine_weights:
+        combined = rel + weight * cos
+        for floor in min_cosines:
+            allowed = cos >= floor
+            scores, hits = combined[allowed], is_gold[allowed]
+            if not len(scores):
+                continue
+            order = np.argsort(-scores, kind="stable")
+            s, tp = scores[order], np.cumsum(hits[order])
+            last = np.r_[s[1:] != s[:-1], True]  # cut after the last of a run of equal scores
+            k = np.flatnonzero(last)
+            n_pred = k + 1
+            prec, rec = tp[k] / n_pred, tp[k] / n_gold
+            f1 = np.where(prec + rec > 0, 2 * prec * rec / np.maximum(prec + rec, 1e-12), 0.0)
+            j = int(np.argmax(f1))
+            if best is None or f1[j] > best.f1 + 1e-12:
+                cut = float(s[k[j]]) if k[j] + 1 == len(s) else float(s[k[j]] + s[k[j] + 1]) / 2
+                best = RelevanceFit(cut, float(weight), float(floor), float(prec[j]), float(rec[j]), float(f1[j]))
+    if best is None:
+        raise ValueError("no sentence passes any cosine floor of the grid")
+    return best

@@ -1,0 +1,182 @@
+"""Claim-aware sentence selection: a cross-encoder reads (claim, sentence) and scores relevance.
+
+The threshold selector (Quin+; :mod:`factscout.select.threshold`) keeps a sentence when its
+embedding is close to the claim's; two separately embedded texts cannot tell "about vitamin D"
+from "about vitamin D *and falls*". A cross-encoder reads claim and sentence together, every
+claim token attending to every sentence token (Nogueira & Cho 2019, "Passage Re-ranking with
+BERT", arXiv:1901.04085), so its score can depend on the claim's specific subject.
+
+The scorer is factscout's own cross-encoder re-ranker
+(:class:`~factscout.rerank.cross_encoder.CrossEncoderReranker`, LoRA over the offline MiniLM,
+trained for claim -> abstract relevance on SciFact train without the held-out claims), applied to
+single sentences. A sentence is kept when
+
+    score = relevance + cosine_weight * cos(claim, sentence)  >=  threshold
+    and cos(claim, sentence) >= min_cosine
+
+``cosine_weight``, ``threshold`` and ``min_cosine`` are chosen for micro sentence-level F1 on
+the rationales of the training part of SciFact (the claims the BIO tagger trains on; never the
+held-out claims) by ``python benchmarks/selection.py --write-setting`` and stored in
+``models/relevance.json``, which :func:`read_setting` checks and the ``relevance`` selector uses.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from factscout.errors import BadModel, InputError, ModelNotFound
+from factscout.records import Claim, Passage, Sentence
+from factscout.select.base import register_selector
+
+SETTING_FILE = Path(__file__).parent / "models" / "relevance.json"
+FORMAT = "factscout-relevance-selector"
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class RelevanceSetting:
+    """The selection rule's numbers: keep when ``relevance + cosine_weight * cos >= threshold``
+    and ``cos >= min_cosine``."""
+
+    threshold: float
+    cosine_weight: float = 0.0
+    min_cosine: float = -1.0
+
+    def __post_init__(self) -> None:
+        for name in ("threshold", "cosine_weight", "min_cosine"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise InputError(f"relevance setting {name} must be a finite number, got {value!r}")
+        if self.cosine_weight < 0:
+            raise InputError(f"relevance setting cosine_weight must be >= 0, got {self.cosine_weight!r}")
+        if not -1.0 <= self.min_cosine <= 1.0:
+            raise InputError(f"relevance setting min_cosine must be in [-1, 1], got {self.min_cosine!r}")
+
+    def keep(self, relevance: np.ndarray, cosine: np.ndarray) -> np.ndarray:
+        """Boolean mask of the kept sentences."""
+        kept: np.ndarray = (self.combined(relevance, cosine) >= self.threshold) & (cosine >= self.min_cosine)
+        return kept
+
+    def combined(self, relevance: np.ndarray, cosine: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.asarray(relevance, dtype=np.float64) + self.cosine_weight * np.asarray(
+            cosine, dtype=np.float64
+        )
+        return out
+
+
+def read_setting(path: str | Path | None = None) -> RelevanceSetting:
+    """The setting stored in ``path`` (default: the shipped ``models/relevance.json``)."""
+    file = Path(path) if path is not None else SETTING_FILE
+    if not file.is_file():
+        raise ModelNotFound(f"no relevance selector setting at {file}")
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadModel(f"{file}: cannot read the relevance selector setting ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise BadModel(f"{file}, line {exc.lineno}: not JSON ({exc.msg})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        got = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise BadModel(f"{file}: not a relevance selector setting (format {got!r}, expected {FORMAT!r})")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise BadModel(f"{file}: format_version {data.get('format_version')!r}, this factscout reads {FORMAT_VERSION}")
+    rule = data.get("setting")
+    if not isinstance(rule, dict) or "threshold" not in rule:
+        raise BadModel(f"{file}: 'setting' must be an object with at least 'threshold'")
+    unknown = sorted(set(rule) - {"threshold", "cosine_weight", "min_cosine"})
+    if unknown:
+        raise BadModel(f"{file}: unknown keys in 'setting': {', '.join(unknown)}")
+    try:
+        return RelevanceSetting(**rule)
+    except InputError as exc:
+        raise BadModel(f"{file}: {exc}") from None
+
+
+def write_setting(path: str | Path, setting: RelevanceSetting, info: Mapping[str, Any]) -> Path:
+    """Write ``setting`` with what it was chosen on (``info``) as the selector's JSON file."""
+    file = Path(path)
+    file.parent.mkdir(parents=True, exist_ok=True)
+    body = {"format": FORMAT, "format_version": FORMAT_VERSION, "setting": asdict(setting), **dict(info)}
+    file.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    return file
+
+
+class RelevanceSelector:
+    """Keep the sentences the cross-encoder finds relevant to the claim (see the module doc).
+
+    ``reranker``: a :class:`~factscout.rerank.cross_encoder.CrossEncoderReranker` (default: the
+    shipped one, loaded on first use); ``encoder``: the sentence encoder for the cosine term
+    (default: the offline MiniLM; not run when ``cosine_weight`` is 0 and ``min_cosine`` -1).
+    A kept sentence's ``score`` is its combined score.
+    """
+
+    def __init__(self, setting: RelevanceSetting, *, reranker: Any = None, encoder: Any = None) -> None:
+        self.setting = setting
+        self._reranker = reranker
+        self._encoder = encoder
+        self._cosine: Any = None
+
+    @property
+    def reranker(self) -> Any:
+        if self._reranker is None:
+            from factscout.rerank.cross_encoder import CrossEncoderReranker
+
+            self._reranker = CrossEncoderReranker.load()
+        return self._reranker
+
+    @property
+    def uses_cosine(self) -> bool:
+        return self.setting.cosine_weight != 0.0 or self.setting.min_cosine > -1.0
+
+    def scores(self, claim_text: str, sentences: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(cross-encoder relevance, cosine) of each sentence to the claim; the cosine is zeros
+        when the setting does not use it."""
+        if not isinstance(claim_text, str) or not claim_text.strip():
+            raise InputError(f"selection needs a non-empty claim text, got {claim_text!r}")
+        if isinstance(sentences, str):
+            raise InputError("sentences must be a sequence of strings, not one string")
+        if not sentences:
+            return np.zeros(0), np.zeros(0)
+        relevance = np.asarray(self.reranker.score_pairs([claim_text] * len(sentences), list(sentences)))
+        if not self.uses_cosine:
+            return relevance.astype(np.float64), np.zeros(len(sentences))
+        if self._cosine is None:
+            from factscout.select.threshold import ThresholdSelector
+
+            self._cosine = ThresholdSelector(encoder=self._encoder)
+        cosine = self._cosine.scores(claim_text, sentences)
+        return relevance.astype(np.float64), np.asarray(cosine, dtype=np.float64)
+
+    def select(self, claim_text: str, passage_id: str, sentences: Sequence[str]) -> list[Sentence]:
+        """The kept sentences of passage ``passage_id``, in passage order."""
+        relevance, cosine = self.scores(claim_text, sentences)
+        if not len(relevance):
+            return []
+        combined = self.setting.combined(relevance, cosine)
+        kept = self.setting.keep(relevance, cosine)
+        return [Sentence(passage_id, i, sentences[i], float(combined[i])) for i in map(int, np.flatnonzero(kept))]
+
+    def select_passage(self, claim: Claim, passage: Passage) -> list[Sentence]:
+        """:meth:`select` over a passage's text split with :func:`factscout.datasets.passages.sentences_of`."""
+        from factscout.datasets.passages import sentences_of
+
+        return self.select(claim.text, passage.passage_id, sentences_of(passage.text))
+
+
+@register_selector("relevance")
+def _relevance_selector(
+    encoder: Any = None, threshold: float | None = None, setting: str | Path | None = None
+) -> RelevanceSelector:
+    """``setting``: a setting file (``None``: the shipped ``models/relevance.json``);
+    ``threshold``: overrides its cut on the combined score."""
+    chosen = read_setting(setting)
+    if threshold is not None:
+        chosen = RelevanceSetting(threshold, chosen.cosine_weight, chosen.min_cosine)
+    return RelevanceSelector(chosen, encoder=encoder)
