@@ -28,19 +28,19 @@ from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_fil
 from factscout.nn.backbone import network_from_state
 from factscout.nn.encoding import VectorCache
 from factscout.nn.pairs import check_batching, run_pairs
-from factscout.records import STANCE_LABELS, Sentence, Stance
-from factscout.verify.base import STANCE_MODELS, stance_inputs
-from factscout.verify.stance import _softmax, to_stance
+from factscout.records import STANCE_LABELS
+from factscout.verify.base import STANCE_MODELS
+from factscout.verify.stance import PairwiseStance, _softmax
 
 if TYPE_CHECKING:
-    from factscout.records import Claim
+    pass
 
 MODEL_DIR = Path(__file__).parent / "models"
 MODEL_FILE = MODEL_DIR / "stance_cross_minilm.npz"
 FORMAT = "factscout-stance-cross-lora"
 
 
-class CrossStanceModel:
+class CrossStanceModel(PairwiseStance):
     """Three-way stance (:data:`STANCE_LABELS`) of evidence sentences from a cross-encoder.
 
     Same interface as :class:`~factscout.verify.stance.StanceHead`: ``predict(claim, sentences)
@@ -143,18 +143,6 @@ class CrossStanceModel:
         keys = list(zip(claims, sentences, strict=True))
         rows = self._cache.lookup(keys, lambda todo: _softmax(self.logits([k[0] for k in todo], [k[1] for k in todo])))
         return np.stack(rows) if rows else np.zeros((0, len(STANCE_LABELS)), dtype=np.float32)
-
-    def predict(self, claim: str | Claim, sentences: Sequence[Sentence | str]) -> list[Stance]:
-        """The stance of each sentence towards ``claim``, in input order.
-
-        Plain strings are taken as sentences of an anonymous passage (``passage_id=""``) at their
-        position in ``sentences``.
-        """
-        claim_text, items = stance_inputs(claim, sentences)
-        if not items:
-            return []
-        probs = self.predict_pairs([claim_text] * len(items), [s.text for s in items])
-        return [to_stance(s.passage_id, s.index, p) for s, p in zip(items, probs, strict=True)]
 
 
 @STANCE_MODELS.register("cross")

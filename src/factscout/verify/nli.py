@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from factscout.errors import BadModel, InputError, MissingDependency, ModelNotFound
-from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance, StanceLabel
-from factscout.verify.base import STANCE_MODELS, stance_inputs
-from factscout.verify.stance import to_stance
+from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, StanceLabel
+from factscout.verify.base import STANCE_MODELS
+from factscout.verify.stance import PairwiseStance
 
 if TYPE_CHECKING:
-    from factscout.records import Claim
+    pass
 
 NLI_LABELS: Mapping[str, StanceLabel] = {
     "entailment": SUPPORTS,
@@ -86,7 +86,7 @@ def check_device(device: str) -> str:
     return device
 
 
-class NliStanceModel:
+class NliStanceModel(PairwiseStance):
     """Three-way stance (:data:`STANCE_LABELS`) from an NLI ``CrossEncoder``.
 
     ``predict(claim, sentences) -> [Stance]`` like every stance model; ``predict_pairs(claims,
@@ -162,18 +162,6 @@ class NliStanceModel:
             raise BadModel(f"{self.info.get('model', 'the NLI model')} gives {probs.shape[1]} scores per pair, not 3")
         out: np.ndarray = probs[:, list(self.order)]
         return out
-
-    def predict(self, claim: str | Claim, sentences: Sequence[Sentence | str]) -> list[Stance]:
-        """The stance of each sentence towards ``claim``, in input order.
-
-        Plain strings are taken as sentences of an anonymous passage (``passage_id=""``) at their
-        position in ``sentences``.
-        """
-        claim_text, items = stance_inputs(claim, sentences)
-        if not items:
-            return []
-        probs = self.predict_pairs([claim_text] * len(items), [s.text for s in items])
-        return [to_stance(s.passage_id, s.index, p) for s, p in zip(items, probs, strict=True)]
 
 
 @STANCE_MODELS.register("nli")

@@ -213,6 +213,26 @@ def to_stance(passage_id: str, sentence_index: int, probabilities: Sequence[floa
     return Stance(passage_id, sentence_index, STANCE_LABELS[int(np.argmax(p))], (p[0], p[1], p[2]))
 
 
+class PairwiseStance:
+    """``predict`` for a stance model that scores (claim, sentence) pairs together: a subclass
+    gives ``predict_pairs(claims, sentences) -> (n, 3)`` probabilities in label order."""
+
+    def predict_pairs(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def predict(self, claim: str | Claim, sentences: Sequence[Sentence | str]) -> list[Stance]:
+        """The stance of each sentence towards ``claim``, in input order.
+
+        Plain strings are taken as sentences of an anonymous passage (``passage_id=""``) at their
+        position in ``sentences``.
+        """
+        claim_text, items = stance_inputs(claim, sentences)
+        if not items:
+            return []
+        probs = self.predict_pairs([claim_text] * len(items), [s.text for s in items])
+        return [to_stance(s.passage_id, s.index, p) for s, p in zip(items, probs, strict=True)]
+
+
 __all__ = [
     "FEATURES",
     "MODEL_DIR",
@@ -223,6 +243,7 @@ __all__ = [
     "SUPPORTS",
     "BadModel",
     "ModelNotFound",
+    "PairwiseStance",
     "Sentence",
     "Stance",
     "StanceHead",
