@@ -54,7 +54,7 @@ from typing import Any
 
 from factscout.errors import InputError, UnknownName
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Passage, Query, StanceLabel
-from factscout.training.stance_data import LABEL_ID, Pair
+from factscout.training.stance_data import LABEL_ID, Pair, covidfact_pairs
 
 log = logging.getLogger(__name__)
 
@@ -188,22 +188,19 @@ def _bm25(pool: Sequence[Passage], queries: Sequence[tuple[str, str]], k: int) -
 
 def covidfact_stance_pairs(claims: Sequence[Claim]) -> list[Pair]:
     """Each gold evidence sentence with the original claim (supports) and with the counter-claims
-    (refutes) that share its evidence list (module docstring)."""
+    (refutes) that share its evidence list (module docstring): the stance trainer's
+    :func:`~factscout.training.stance_data.covidfact_pairs`, texts normalised as every source's."""
     originals = {tuple(c.meta.get("evidence") or []) for c in claims if c.meta.get("label") == "SUPPORTED"}
-    pairs, unlinked = [], 0
-    for c in claims:
-        label = {"SUPPORTED": SUPPORTS, "REFUTED": REFUTES}.get(str(c.meta.get("label")))
-        evidence = [str(s) for s in c.meta.get("evidence") or []]
-        if label is None:
-            continue
-        if label == REFUTES and tuple(evidence) not in originals:
-            unlinked += 1
-        for i, sentence in enumerate(dict.fromkeys(evidence)):
-            if sentence.strip():
-                pairs.append(_pair("covidfact", c, sentence, label, "", i))
+    unlinked = sum(
+        1 for c in claims if c.meta.get("label") == "REFUTED" and tuple(c.meta.get("evidence") or []) not in originals
+    )
     if unlinked:
         log.info("COVID-Fact: %d counter-claims share no original's evidence list (kept)", unlinked)
-    return pairs
+    by_id = {c.claim_id: c for c in claims}
+    return [
+        _pair("covidfact", by_id[p.claim_id], p.sentence, STANCE_LABELS[p.label], "", p.index)
+        for p in covidfact_pairs(claims)
+    ]
 
 
 # -- AVeriTeC ------------------------------------------------------------------------------------------
