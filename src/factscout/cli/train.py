@@ -10,74 +10,17 @@ from __future__ import annotations
 
 import enum
 import logging
-import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
-from typer.core import TyperGroup
 
-from factscout.cli.common import err, friendly
+from factscout.cli import train_staged  # noqa: F401  (registers stance-cross and rerank)
+from factscout.cli.common import friendly
+from factscout.cli.train_app import Out, _command, _override, _say, _summary, _threads, app
 from factscout.errors import InputError, UnknownName
-from factscout.training.base import TRAINERS
-
-
-class _TrainerGroup(TyperGroup):
-    """Sub-commands in registry order; an unknown one lists the registered trainers."""
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(self.commands)
-
-    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        if args and not args[0].startswith("-") and args[0] not in self.commands:
-            err.print(
-                f"[bold red]error:[/] {UnknownName('trainer', args[0], TRAINERS)}", highlight=False, soft_wrap=True
-            )
-            raise typer.Exit(2)
-        return super().resolve_command(ctx, args)
-
-
-app = typer.Typer(
-    cls=_TrainerGroup,
-    add_completion=False,
-    no_args_is_help=True,
-    help="Train one of factscout's models (seeded; writes weights, metrics and a model card).",
-)
-
-
-def _say(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
-def _command(name: str) -> str:
-    """The command line as the user typed it (``factscout train NAME OPTIONS``), for model cards."""
-    argv = sys.argv[1:]
-    rest = argv[argv.index(name) + 1 :] if name in argv else []
-    return " ".join(["factscout train", name, *rest])
-
-
-def _threads(n: int) -> None:
-    try:
-        import torch
-    except ImportError:
-        return
-    torch.set_num_threads(n)
-
-
-def _override(config: Any, **values: Any) -> Any:
-    """``config`` with each option the user gave (not None) replacing its default."""
-    from dataclasses import replace
-
-    return replace(config, **{name: value for name, value in values.items() if value is not None})
-
-
-def _summary(name: str) -> str:
-    return TRAINERS[name].summary
-
-
-Out = Annotated[Path, typer.Option("--out", help="folder for the weights, model card and metrics")]
 
 
 @app.command("stance", help=f"Train {_summary('stance')}; tune the Quin+ selector and count rule.")
@@ -108,114 +51,6 @@ def stance(
         say=_say,
         command=_command("stance"),
     )
-
-
-@app.command("stance-cross", help=f"Train {_summary('stance-cross')}.")
-@friendly
-def stance_cross(
-    out: Out,
-    epochs: Annotated[int, typer.Option()] = 2,
-    lr: Annotated[float, typer.Option()] = 1e-3,
-    max_length: Annotated[int, typer.Option("--max-length")] = 96,
-    covidfact: Annotated[int, typer.Option(help="COVID-Fact pairs (0: none)")] = 800,
-    max_steps: Annotated[
-        int | None, typer.Option("--max-steps", help="stop after this many steps (smoke runs)")
-    ] = None,
-    limit_claims: Annotated[
-        int | None, typer.Option("--limit-claims", help="only N claims per part (smoke runs)")
-    ] = None,
-    seed: Annotated[int, typer.Option()] = 13,
-) -> None:
-    from factscout.training.stance_cross import CrossConfig, run
-
-    _threads(2)
-    config = CrossConfig(
-        seed=seed,
-        epochs=epochs,
-        lr=lr,
-        max_length=max_length,
-        covidfact=covidfact,
-        max_steps=max_steps,
-        limit_claims=limit_claims,
-    )
-    run(out, config, say=_say, command=_command("stance-cross"))
-
-
-class RerankStage(str, enum.Enum):
-    ALL = "all"
-    PREPARE = "prepare"
-    FIT = "fit"
-    SCORE = "score"
-    REPORT = "report"
-
-
-@app.command("rerank", help=f"Train, evaluate and ship {_summary('rerank')}.")
-@friendly
-def rerank(
-    out: Out,
-    quick: Annotated[bool, typer.Option("--quick", help="seconds-long smoke run on the scifact_mini fixture")] = False,
-    seed: Annotated[int, typer.Option()] = 13,
-    epochs: Annotated[float | None, typer.Option()] = None,
-    negatives: Annotated[int | None, typer.Option()] = None,
-    max_length: Annotated[int | None, typer.Option("--max-length")] = None,
-    lr: Annotated[float | None, typer.Option()] = None,
-    stage: Annotated[
-        RerankStage,
-        typer.Option(help="run one stage through --bundle (fit and score need only torch, e.g. on a GPU machine)"),
-    ] = RerankStage.ALL,
-    bundle: Annotated[Path | None, typer.Option(help="the prepared data (JSON) the stages share")] = None,
-    scores: Annotated[
-        Path | None, typer.Option(help="cross-encoder scores (.npz) written by score, read by report")
-    ] = None,
-    splits: Annotated[str, typer.Option(help="what the score stage scores")] = "dev,heldout",
-    note_file: Annotated[
-        Path | None, typer.Option("--note-file", help="report: a paragraph for the model card (how the stages ran)")
-    ] = None,
-    device: Annotated[str, typer.Option(help="torch device for fit and score")] = "cpu",
-    backbone: Annotated[
-        str | None, typer.Option(help="a folder holding the backbone (default: the installed package)")
-    ] = None,
-) -> None:
-    import json
-    from dataclasses import replace
-
-    import numpy as np
-
-    from factscout.rerank.cross_encoder import MODEL_FILE
-    from factscout.training import rerank as trainer
-
-    config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
-    config = _override(config, epochs=epochs, negatives=negatives, max_length=max_length, lr=lr)
-    _threads(2)
-    command = _command("rerank")
-    step = stage.value
-    if step == "all":
-        trainer.run(out, config, say=_say, command=command)
-        return
-    if bundle is None:
-        raise typer.BadParameter(f"--stage {step} needs --bundle")
-    weights = out / MODEL_FILE.name
-    if step == "prepare":
-        bundle.parent.mkdir(parents=True, exist_ok=True)
-        bundle.write_text(json.dumps(trainer.prepare(config, _say)))
-        return
-    data = json.loads(bundle.read_text())
-    if step == "fit":
-        trainer.fit(data, config, out, _say, device=device, backbone=backbone)
-    elif step == "score":
-        if scores is None:
-            raise typer.BadParameter("--stage score needs --scores")
-        wanted = [s.strip() for s in splits.split(",") if s.strip()]
-        found = trainer.score(data, weights, config.top_n, _say, splits=wanted, device=device, backbone=backbone)
-        with open(scores, "wb") as f:
-            np.savez(f, **found)  # type: ignore[arg-type]
-    else:
-        if scores is None:
-            raise typer.BadParameter("--stage report needs --scores")
-        with np.load(scores, allow_pickle=False) as npz:
-            found = {k: np.asarray(npz[k]) for k in npz}
-        note = note_file.read_text().strip() if note_file else None
-        trainer.report(data, weights, found, out, command=command, say=_say, note=note)
 
 
 @app.command("selector", help=f"Train, evaluate and ship {_summary('selector')}.")

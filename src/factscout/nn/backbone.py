@@ -20,6 +20,8 @@ from factscout.nn.backend import require_torch
 from factscout.nn.lora import add_lora
 
 DEFAULT_BACKBONE = "minilm"
+FINETUNE_MODES = ("lora", "full")
+FROZEN_IN_FULL = ("embeddings.word_embeddings.", "pooler.")  # pooler: unused by every head
 _INSTALL_HINT = "the cross-encoder re-ranker needs: pip install torch==2.13.0 && pip install 'factscout[dense]'"
 
 
@@ -39,6 +41,9 @@ def build_network(config: Mapping[str, Any]) -> Any:
 
     ``config`` holds ``backbone``, ``rank``, ``alpha``, ``targets`` and ``dropout``. The adapters
     start as zero updates (``B = 0``), so a fresh network scores like the bi-encoder backbone.
+    With ``finetune: "full"`` there are no adapters: every backbone weight is trained except the
+    word-embedding table (:data:`FROZEN_IN_FULL`), which stays the installed package's, so a
+    model file holds the other ~11M weights (fp16, ~21 MB) and not a second copy of the vocabulary.
     With ``num_labels`` > 0 (the stance cross-encoder) the head is a linear classifier over the
     joint encoding's first token and its mean-pooled first and second segments (``u``, ``v``,
     ``|u - v|``, ``u * v``) and the network returns ``(n, num_labels)`` logits instead of scores.
@@ -47,17 +52,26 @@ def build_network(config: Mapping[str, Any]) -> Any:
     nn = torch.nn
     from transformers import AutoModel
 
+    mode = str(config.get("finetune", "lora"))
+    if mode not in FINETUNE_MODES:
+        raise BadModel(f"finetune {mode!r} is not one of {', '.join(FINETUNE_MODES)}")
+
     class Network(nn.Module):  # type: ignore[misc,name-defined]
         def __init__(self) -> None:
             super().__init__()
             self.encoder = AutoModel.from_pretrained(
                 backbone_path(str(config["backbone"])), local_files_only=True
             ).float()
-            for p in self.encoder.parameters():
-                p.requires_grad_(False)
-            add_lora(
-                self.encoder, config["targets"], int(config["rank"]), float(config["alpha"]), float(config["dropout"])
-            )
+            for name, p in self.encoder.named_parameters():
+                p.requires_grad_(mode == "full" and not name.startswith(FROZEN_IN_FULL))
+            if mode == "lora":
+                add_lora(
+                    self.encoder,
+                    config["targets"],
+                    int(config["rank"]),
+                    float(config["alpha"]),
+                    float(config["dropout"]),
+                )
             dim = int(self.encoder.config.hidden_size)
             self.labels = int(config.get("num_labels", 0))
             if self.labels:

@@ -39,7 +39,7 @@ def _add(name: str, module: str, summary: str) -> None:
 
 
 _add("stance", "stance", "the stance head (SBERT-NLI features of frozen MiniLM embeddings)")
-_add("stance-cross", "stance_cross", "the stance cross-encoder (LoRA over MiniLM, 3-class head)")
+_add("stance-cross", "stance_cross", "the stance cross-encoder (MiniLM, LoRA or full fine-tuning, 3-class head)")
 _add("rerank", "rerank", "the cross-encoder re-ranker (LoRA over MiniLM)")
 _add("selector", "selector", "the BIO sentence tagger (evidence selector)")
 _add("classifier", "classifier", "the verdict classifier (claim + evidence features)")

