@@ -6,7 +6,8 @@
 applies the Quin+ count rule (Samarinas et al. 2021). ``CrossStanceModel`` is the cross-encoder
 alternative (claim and sentence read together; ``factscout check --stance cross``),
 ``NliStanceModel`` any sentence-transformers NLI cross-encoder (``--stance nli:<hub id or folder>``) and
-``ClassifierVerdict`` the QuanTemp++ verdict classifier. The contracts and registries
+``ClassifierVerdict`` the QuanTemp++ verdict classifier and ``LearnedVerdict`` the learned
+aggregator over the top stances (``--verdict learned``). The contracts and registries
 (``StanceModel``/``STANCE_MODELS``, ``VerdictMethod``/``VERDICT_METHODS``) are in
 :mod:`factscout.verify.base`. Training: ``factscout train stance --out DIR`` and
 ``factscout train stance-cross --out DIR``.
@@ -21,6 +22,7 @@ from factscout.verify.base import (
     make_verdict_method,
     split_stance_name,
 )
+from factscout.verify.aggregate import LearnedVerdict, VerdictAggregator
 from factscout.verify.classifier import ClassifierVerdict
 from factscout.verify.cross_stance import CrossStanceModel
 from factscout.verify.nli import NliStanceModel
@@ -69,6 +71,7 @@ __all__ = [
     "ClassifierVerdict",
     "CountRule",
     "CrossStanceModel",
+    "LearnedVerdict",
     "ModelNotFound",
     "NliStanceModel",
     "RuleFit",
@@ -77,6 +80,7 @@ __all__ = [
     "StanceHead",
     "StanceModel",
     "Verdict",
+    "VerdictAggregator",
     "VerdictMethod",
     "count_rule",
     "majority_baseline",
