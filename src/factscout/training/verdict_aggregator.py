@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import json
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -145,7 +146,7 @@ def expected_calibration_error(probs: np.ndarray, gold: Sequence[int], bins: int
     right = pred == np.asarray(gold)
     edges = np.linspace(0.0, 1.0, bins + 1)
     total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+    for lo, hi in itertools.pairwise(edges):
         inside = (conf > lo) & (conf <= hi)
         if inside.any():
             total += inside.mean() * abs(right[inside].mean() - conf[inside].mean())
@@ -213,7 +214,9 @@ class _Recorder:
         return self.rule(stances)
 
 
-def pipeline_evidence(checker: Any, claims: Sequence[Claim], say: Say = _quiet, batch: int = 64) -> dict[str, ClaimEvidence]:
+def pipeline_evidence(
+    checker: Any, claims: Sequence[Claim], say: Say = _quiet, batch: int = 64
+) -> dict[str, ClaimEvidence]:
     """Run ``checker`` (a :class:`~factscout.check.Checker`) over ``claims``; per claim id what its
     verdict method was given."""
     recorder = _Recorder(checker.rule)
@@ -259,7 +262,8 @@ def read_evidence(path: Path, pipeline: dict[str, Any]) -> dict[str, ClaimEviden
             continue
         try:
             stances = tuple(
-                Stance(str(p), int(i), label, (float(a), float(b), float(c))) for p, i, label, (a, b, c) in row["stances"]
+                Stance(str(p), int(i), label, (float(a), float(b), float(c)))
+                for p, i, label, (a, b, c) in row["stances"]
             )
             ranking = Ranking.from_scores(str(row["claim_id"]), {str(p): float(s) for p, s in row["ranking"]})
             out[str(row["claim_id"])] = ClaimEvidence(stances, ranking)
@@ -294,7 +298,7 @@ def _claim_only(x: dict[str, np.ndarray], y: dict[str, list[str]], labels: Seque
     from sklearn.linear_model import LogisticRegression
 
     best: tuple[float, float, Any] | None = None
-    for c in C_GRID + (10.0, 30.0):
+    for c in (*C_GRID, 10.0, 30.0):
         model = LogisticRegression(C=c, max_iter=5000).fit(x["fit"], y["fit"])
         f1 = macro_f1(y["dev"], [str(p) for p in model.predict(x["dev"])], labels)
         if best is None or f1 > best[0] + 1e-12:
@@ -312,7 +316,6 @@ def run(out: Path, config: AggregatorConfig, *, features: Path | None = None, sa
     from factscout.retrieve import build_retriever
 
     t0 = time.perf_counter()
-    labels = list(RULE_VERDICT_LABELS)
     settings = CheckSettings() if config.stance is None else CheckSettings(stance=config.stance)
     config = replace(config, stance=settings.stance)
     scifact = load_dataset("scifact", "train")
@@ -341,20 +344,61 @@ def run(out: Path, config: AggregatorConfig, *, features: Path | None = None, sa
             write_evidence(features, pipeline, evidence)
             say(f"wrote {features} ({len(evidence)} claims)")
     pass_s = time.perf_counter() - t_pass
-    stance_info = dict(checker.provenance.get("stance_model", {"kind": settings.stance}))
+    checker.stance  # noqa: B018  (loads the model, which records its provenance, when the cache served every claim)
+    report = train_and_evaluate(
+        out,
+        parts,
+        evidence,
+        checker.rule,
+        config,
+        embed=checker.encoder.encode,
+        about={
+            "pipeline": pipeline,
+            "stance_model": dict(checker.provenance.get("stance_model", {"kind": settings.stance})),
+            "licence": licence_of("scifact"),
+            "command": command,
+            "seconds": {"pipeline_pass": round(pass_s, 1)},
+        },
+    )
+    report["seconds"]["total"] = round(time.perf_counter() - t0, 1)
+    write_metrics(out / METRICS_NAME, report)
+    write_card(out / CARD_NAME, model_card(report))
+    h, cis = report["heldout"], report["heldout_ci95"]
+    say(f"held-out macro-F1: learned {h['learned']['macro_f1']} {cis['learned']}, rule {h['rule']['macro_f1']} "
+        f"{cis['rule']}, majority {h['majority']['macro_f1']}, claim-only {h['claim-only']['macro_f1']}")  # fmt: skip
+    return report
 
-    x = {n: np.stack([claim_features(evidence[c.claim_id].stances, evidence[c.claim_id].ranking, checker.rule,
-                                     config.k) for c in part]) for n, part in parts.items()}  # fmt: skip
+
+def train_and_evaluate(
+    out: Path,
+    parts: Mapping[str, Sequence[Claim]],
+    evidence: dict[str, ClaimEvidence],
+    rule: CountRule,
+    config: AggregatorConfig,
+    *,
+    embed: Callable[[list[str]], Any],
+    about: dict[str, Any],
+) -> dict[str, Any]:
+    """Steps 3 and 4 of the recipe over the pipeline's ``evidence`` for the ``fit`` / ``dev`` /
+    ``heldout`` claims of ``parts`` (gold verdicts in ``meta["label"]``, SciFact's strings);
+    ``embed`` gives the claim-only baseline's claim vectors. Writes the model to ``out`` and returns
+    the report (``about`` merged in); metrics and card are written by :func:`run`."""
+    labels: list[str] = list(RULE_VERDICT_LABELS)
+    missing = [c.claim_id for part in parts.values() for c in part if c.claim_id not in evidence]
+    if missing:
+        raise InputError(f"no pipeline output for claims {missing[:5]}{' ...' if len(missing) > 5 else ''}")
+    x = {n: np.stack([claim_features(evidence[c.claim_id].stances, evidence[c.claim_id].ranking, rule, config.k)
+                      for c in part]) for n, part in parts.items()}  # fmt: skip
     y = {n: [gold_verdict(c) for c in part] for n, part in parts.items()}
-    model, grid = choose_model(x["fit"], y["fit"], x["dev"], y["dev"], labels, k=config.k, rule=checker.rule)
+    model, grid = choose_model(x["fit"], y["fit"], x["dev"], y["dev"], labels, k=config.k, rule=rule)
     best = max(grid, key=lambda g: g["dev_macro_f1"])
+    n_fit, n_dev, n_held = (len(parts[n]) for n in ("fit", "dev", "heldout"))
     model.info = {
         "trained": dt.date.today().isoformat(),
-        "data": f"SciFact train: {len(fit)} fitting claims (dev {len(dev)}, held-out {len(heldout)})",
-        "stance": settings.stance,
-        "stance_model": json.dumps(stance_info, sort_keys=True),
-        "pipeline": f"check: {config.retriever} over the SciFact corpus, planner {settings.planner}, "
-        f"{settings.passages} passages, selector {settings.selector}",
+        "data": f"SciFact train: {n_fit} fitting claims (dev {n_dev}, held-out {n_held})",
+        "stance": str(config.stance),
+        "stance_model": json.dumps(about.get("stance_model", {}), sort_keys=True),
+        "pipeline": json.dumps(about.get("pipeline", {}), sort_keys=True),
         "C": str(best["C"]),
         "class_weight": str(best["class_weight"]),
         "seed": str(config.seed),
@@ -371,25 +415,27 @@ def run(out: Path, config: AggregatorConfig, *, features: Path | None = None, sa
     _, raw_probs = predict("heldout", 1.0)
     dev_pred, dev_probs = predict("dev")
     _, dev_raw = predict("dev", 1.0)
-    rule = {n: [checker.rule(evidence[c.claim_id].stances).label for c in part] for n, part in parts.items()}
+    by_rule: dict[str, list[str]] = {
+        n: [rule(evidence[c.claim_id].stances).label for c in part] for n, part in parts.items()
+    }
     majority = majority_label(y["fit"])
-    emb = {n: np.asarray(checker.encoder.encode([c.text for c in part]), dtype=np.float64) for n, part in parts.items()}
+    emb = {n: np.asarray(embed([c.text for c in part]), dtype=np.float64) for n, part in parts.items()}
     claim_only, claim_only_c = _claim_only(emb, y, labels)
     gold = y["heldout"]
-    systems = {"learned": learned, "rule": rule["heldout"], "majority": [majority] * len(gold), "claim-only": claim_only}
+    systems: dict[str, list[str]] = {"learned": learned, "rule": by_rule["heldout"], "majority": [majority] * len(gold),
+               "claim-only": claim_only}  # fmt: skip
     gold_idx, dev_idx = [labels.index(g) for g in gold], [labels.index(g) for g in y["dev"]]
-    cis = bootstrap_macro_f1([c.claim_id for c in heldout], gold, systems, labels, n=config.bootstrap, seed=config.seed)
-    report: dict[str, Any] = {
+    groups = [c.claim_id for c in parts["heldout"]]
+    cis = bootstrap_macro_f1(groups, gold, systems, labels, n=config.bootstrap, seed=config.seed)
+    return {
         "model": "verdict aggregator (logistic regression)",
         "config": asdict(config),
-        "pipeline": pipeline,
-        "stance_model": stance_info,
         "claims": {n: len(p) for n, p in parts.items()},
         "gold": {n: dict(Counter(v)) for n, v in y.items()},
         "features": len(feature_names(config.k)),
         "grid": grid,
         "chosen": {"C": best["C"], "class_weight": best["class_weight"], "temperature": round(model.temperature, 4)},
-        "dev": {"learned": _scores(y["dev"], dev_pred, labels), "rule": _scores(y["dev"], rule["dev"], labels)},
+        "dev": {"learned": _scores(y["dev"], dev_pred, labels), "rule": _scores(y["dev"], by_rule["dev"], labels)},
         "heldout": {name: _scores(gold, pred, labels) for name, pred in systems.items()},
         "heldout_ci95": cis,
         "calibration": {
@@ -403,16 +449,8 @@ def run(out: Path, config: AggregatorConfig, *, features: Path | None = None, sa
         },
         "baselines": {"majority_label": majority, "claim_only_C": claim_only_c},
         "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-        "seconds": {"pipeline_pass": round(pass_s, 1), "total": round(time.perf_counter() - t0, 1)},
-        "command": command,
-        "licence": licence_of("scifact"),
+        **about,
     }
-    write_metrics(out / METRICS_NAME, report)
-    write_card(out / CARD_NAME, model_card(report))
-    h = report["heldout"]
-    say(f"held-out macro-F1: learned {h['learned']['macro_f1']} {cis['learned']}, rule {h['rule']['macro_f1']} "
-        f"{cis['rule']}, majority {h['majority']['macro_f1']}, claim-only {h['claim-only']['macro_f1']}")  # fmt: skip
-    return report
 
 
 def _row(name: str, s: dict[str, Any], ci: Sequence[float] | None) -> str:
@@ -433,24 +471,24 @@ def model_card(r: dict[str, Any]) -> str:
     cal, ch = r["calibration"], r["chosen"]
     return f"""# Verdict aggregator (`--verdict learned`)
 
-A multinomial logistic regression over {r['features']} features of a claim's top-{r['config']['k']}
+A multinomial logistic regression over {r["features"]} features of a claim's top-{r["config"]["k"]}
 sentence stances (stance probabilities per slot, relevance-weighted class aggregates, confident
 counts), its fused retrieval scores and the count rule's own verdict
-(`src/factscout/verify/aggregate.py`). Classes: {', '.join(labels)}. Weights: `verdict_aggregator.json`
-(plain JSON, sha256 `{r['sha256']}`).
+(`src/factscout/verify/aggregate.py`). Classes: {", ".join(labels)}. Weights: `verdict_aggregator.json`
+(plain JSON, sha256 `{r["sha256"]}`).
 
 ## Data
 
-SciFact (Wadden et al. 2020) train claims, licence: {r['licence']}. The held-out split of the stance
-models ({r['claims']['heldout']} claims) is never fitted or tuned on; the training part is split into
-{r['claims']['fit']} fitting and {r['claims']['dev']} dev claims (seeded claim-group splits, as for the
-stance cross-encoder). Gold verdicts: {r['gold']}.
+SciFact (Wadden et al. 2020) train claims, licence: {r["licence"]}. The held-out split of the stance
+models ({r["claims"]["heldout"]} claims) is never fitted or tuned on; the training part is split into
+{r["claims"]["fit"]} fitting and {r["claims"]["dev"]} dev claims (seeded claim-group splits, as for the
+stance cross-encoder). Gold verdicts: {r["gold"]}.
 
-Every claim went through the real `check` pipeline: {r['pipeline']['retriever']} over the
-{r['pipeline']['corpus']}, planner `{r['pipeline']['settings']['planner']}`, fusion
-`{r['pipeline']['settings']['fusion']}`, {r['pipeline']['settings']['passages']} passages read, selector
-`{r['pipeline']['settings']['selector']}`, stance model `{r['pipeline']['settings']['stance']}`
-({r['stance_model']}), count rule {r['pipeline']['rule']}. Pass time: {r['seconds']['pipeline_pass']} s
+Every claim went through the real `check` pipeline: {r["pipeline"]["retriever"]} over the
+{r["pipeline"]["corpus"]}, planner `{r["pipeline"]["settings"]["planner"]}`, fusion
+`{r["pipeline"]["settings"]["fusion"]}`, {r["pipeline"]["settings"]["passages"]} passages read, selector
+`{r["pipeline"]["settings"]["selector"]}`, stance model `{r["pipeline"]["settings"]["stance"]}`
+({r["stance_model"]}), count rule {r["pipeline"]["rule"]}. Pass time: {r["seconds"]["pipeline_pass"]} s
 (0 when read from the `--features` cache).
 
 Caveat: a stance model trained on the fitting or dev claims (the shipped `head` was trained on the
@@ -461,13 +499,13 @@ aggregator is fitted and chosen on in-sample stances; only the held-out figures 
 
 {grid}
 
-Chosen: C={ch['C']}, class weight {ch['class_weight']}; temperature {ch['temperature']} fitted on dev
-(negative log-likelihood {cal['dev']['nll_raw']} -> {cal['dev']['nll']}).
+Chosen: C={ch["C"]}, class weight {ch["class_weight"]}; temperature {ch["temperature"]} fitted on dev
+(negative log-likelihood {cal["dev"]["nll_raw"]} -> {cal["dev"]["nll"]}).
 
-## Held-out claims ({r['claims']['heldout']})
+## Held-out claims ({r["claims"]["heldout"]})
 
-| system | accuracy | macro-F1 (95 % CI) | {' | '.join(f'F1 {x}' for x in labels)} |
-|---|---|---|{'---|' * len(labels)}
+| system | accuracy | macro-F1 (95 % CI) | {" | ".join(f"F1 {x}" for x in labels)} |
+|---|---|---|{"---|" * len(labels)}
 {chr(10).join(rows)}
 
 Differences of macro-F1 (95 % bootstrap intervals, claims resampled):
@@ -475,14 +513,14 @@ Differences of macro-F1 (95 % bootstrap intervals, claims resampled):
 {chr(10).join(diffs)}
 
 Calibration of the aggregator on held-out claims: expected calibration error (10 bins)
-{cal['heldout']['ece_raw']} before the temperature, {cal['heldout']['ece']} after; negative
-log-likelihood {cal['heldout']['nll_raw']} -> {cal['heldout']['nll']}.
+{cal["heldout"]["ece_raw"]} before the temperature, {cal["heldout"]["ece"]} after; negative
+log-likelihood {cal["heldout"]["nll_raw"]} -> {cal["heldout"]["nll"]}.
 
 ## Reproduce
 
-    {r['command'] or 'factscout train verdict-aggregator --out DIR'}
+    {r["command"] or "factscout train verdict-aggregator --out DIR"}
 
-({r['seconds']['total']} s in all.)
+({r["seconds"]["total"]} s in all.)
 """
 
 
@@ -497,5 +535,6 @@ __all__ = [
     "pipeline_evidence",
     "read_evidence",
     "run",
+    "train_and_evaluate",
     "write_evidence",
 ]

@@ -124,13 +124,13 @@ def claim_features(stances: Sequence[Stance], ranking: Ranking, rule: CountRule,
     top = items[:k]
 
     slots = np.zeros((k, 5))
-    for j, (_, _, _, p, rel) in enumerate(top):
-        slots[j] = (1.0, *p, rel)
+    for j, item in enumerate(top):
+        slots[j] = (1.0, *item[3], item[4])
     agg = np.zeros((3, 4))
     if top:
         probs = np.stack([x[3] for x in top])
-        rel = np.array([x[4] for x in top])
-        weighted = probs * rel[:, None]
+        weights = np.array([x[4] for x in top])
+        weighted = probs * weights[:, None]
         agg[:, 0], agg[:, 1] = probs.max(axis=0), probs.mean(axis=0)
         agg[:, 2], agg[:, 3] = weighted.sum(axis=0), weighted.max(axis=0)
     counts = []
