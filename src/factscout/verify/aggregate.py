@@ -268,7 +268,7 @@ class VerdictAggregator:
         try:
             k = data["k"]
             if data["feature_names"] != feature_names(k):
-                raise BadModel(f"{file}: its feature names differ from this factscout's for k={k}")
+                raise BadModel(f"its feature names differ from this factscout's for k={k}")
             rule = CountRule(data["rule"]["min_evidence"], data["rule"]["min_confidence"])
             return cls(
                 data["labels"],
@@ -281,6 +281,8 @@ class VerdictAggregator:
                 temperature=data["temperature"],
                 info=data.get("info") or {},
             )
+        except BadModel as exc:
+            raise BadModel(f"{file}: {exc}") from None
         except (KeyError, TypeError, ValueError, InputError) as exc:
             raise BadModel(f"{file} is not a factscout verdict aggregator: {type(exc).__name__}: {exc}") from None
 
