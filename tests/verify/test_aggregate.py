@@ -70,7 +70,11 @@ def four_way():
 
 
 ALL_REFUTING = [stance("p0", 1, "refutes", 0.9), stance("p1", 3, "refutes", 0.85), stance("p2", 0, "refutes", 0.8)]
-ALL_SUPPORTING = [stance("p0", 2, "supports", 0.92), stance("p1", 0, "supports", 0.8), stance("p3", 1, "supports", 0.75)]
+ALL_SUPPORTING = [
+    stance("p0", 2, "supports", 0.92),
+    stance("p1", 0, "supports", 0.8),
+    stance("p3", 1, "supports", 0.75),
+]
 NOTHING_RELEVANT = [stance("p0", 0, "not enough info", 0.9), stance("p2", 4, "not enough info", 0.8)]
 MIXED_STRONG = [stance("p0", 0, "supports", 0.93), stance("p0", 1, "refutes", 0.92), stance("p1", 0, "supports", 0.9),
                 stance("p1", 2, "refutes", 0.9), stance("p2", 0, "refutes", 0.88), stance("p3", 0, "supports", 0.87)]  # fmt: skip
@@ -98,7 +102,11 @@ def test_feature_vector_of_one_supporting_sentence_in_the_best_passage():
 
 
 def test_stances_are_read_in_passage_rank_order_most_decisive_first_and_cut_at_k():
-    stances = [stance("p5", 0, "refutes", 0.6), stance("p1", 7, "not enough info", 0.9), stance("p1", 2, "supports", 0.7)]
+    stances = [
+        stance("p5", 0, "refutes", 0.6),
+        stance("p1", 7, "not enough info", 0.9),
+        stance("p1", 2, "supports", 0.7),
+    ]
     x = claim_features(stances, RANKING, RULE, 2)
     names = feature_names(2)
     slot = {n: x[names.index(n)] for n in names if n.startswith("slot")}
