@@ -492,6 +492,13 @@ def verdict_aggregator(
     limit_claims: Annotated[
         int | None, typer.Option("--limit-claims", help="only N claims per part (development runs)")
     ] = None,
+    oof_head: Annotated[
+        bool,
+        typer.Option(
+            "--oof-head/--no-oof-head",
+            help="with the stance head: training-part stances from out-of-fold heads (it was trained on those claims)",
+        ),
+    ] = True,
     seed: Annotated[int, typer.Option()] = 13,
 ) -> None:
     from factscout.training.verdict_aggregator import AggregatorConfig, run
@@ -501,5 +508,7 @@ def verdict_aggregator(
     if limit_claims is not None and limit_claims < 1:
         raise InputError(f"--limit-claims must be a positive integer, got {limit_claims}")
     _threads(2)
-    config = AggregatorConfig(seed=seed, k=k, stance=stance, retriever=retriever, limit_claims=limit_claims)
+    config = AggregatorConfig(
+        seed=seed, k=k, stance=stance, retriever=retriever, oof_head=oof_head, limit_claims=limit_claims
+    )
     run(out, config, features=features, say=_say, command=_command("verdict-aggregator"))
