@@ -15,6 +15,7 @@ from factscout.records import STANCE_LABELS, Claim, Hit, Ranking, Sentence, Stan
 from factscout.retrieve import build_retriever
 from factscout.training.verdict_aggregator import (
     EVIDENCE_FORMAT,
+    OOF_RECIPE,
     AggregatorConfig,
     ClaimEvidence,
     choose_model,
@@ -214,6 +215,9 @@ def test_train_and_evaluate_writes_a_model_that_loads_and_a_card(tmp_path):
         "| learned aggregator |" in card and report["sha256"] in card and "factscout train verdict-aggregator" in card
     )
     assert not math.isnan(report["heldout"]["claim-only"]["macro_f1"])
+    assert "Caveat: a stance model trained on the fitting or dev claims" in card
+    oof = {**report, "pipeline": {**report["pipeline"], "training_part_stances": OOF_RECIPE}}
+    assert "out-of-fold stance heads" in model_card(oof) and "Caveat" not in model_card(oof)
     with pytest.raises(InputError, match="no pipeline output"):
         train_and_evaluate(
             tmp_path, {"fit": fit, "dev": dev, "heldout": held}, ev, RULE, config, embed=embed, about=about
