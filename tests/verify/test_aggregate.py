@@ -266,3 +266,39 @@ def test_bad_model_files(tmp_path, three_way):
 def test_wrong_feature_width_is_an_input_error(three_way):
     with pytest.raises(InputError, match="features per claim"):
         three_way.predict_features(np.zeros((1, 7)))
+
+
+# -- in the pipeline, with the shipped model ------------------------------------------------------
+
+
+def test_the_shipped_model_loads_and_check_reports_which_method_ran(tiny_corpus):
+    from factscout.check import Checker, CheckSettings
+    from factscout.datasets.passages import sentences_of
+    from factscout.records import Sentence
+    from factscout.report import Report
+    from factscout.retrieve import build_retriever
+
+    shipped = VerdictAggregator.load()
+    assert shipped.labels == ("supported", "refuted", "not enough evidence") and shipped.info["stance"]
+
+    class EverySentence:
+        encoder = object()  # brings its own: the checker embeds nothing
+
+        def select_passage(self, claim, passage):
+            return [Sentence(passage.passage_id, i, t, 1.0) for i, t in enumerate(sentences_of(passage.text))]
+
+    class VaccineSupports:
+        def predict(self, claim, sentences):
+            return [stance(s.passage_id, s.index, "supports" if "accine" in s.text else "not enough info", 0.9)
+                    for s in sentences]  # fmt: skip
+
+    settings = CheckSettings(planner="claim", passages=3, verdict="learned")
+    checker = Checker(
+        build_retriever(tiny_corpus, "bm25"), settings, selector=EverySentence(), stance=VaccineSupports()
+    )
+    report = checker.check(Claim("v", "vaccine trial efficacy report"))
+    assert report.verdict.method.startswith("learned aggregator")
+    assert report.verdict.reason.startswith("aggregator probabilities:")
+    assert report.verdict.supporting == sum(s.stance == "supports" for e in report.evidence for s in e.sentences) > 0
+    assert report.provenance["settings"]["verdict"] == "learned"
+    assert Report.from_dict(report.to_dict()).verdict == report.verdict

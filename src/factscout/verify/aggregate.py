@@ -112,7 +112,7 @@ def claim_features(stances: Sequence[Stance], ranking: Ranking, rule: CountRule,
         relevance = (scores - lo) / (hi - lo) if hi > lo else np.ones_like(scores)
     else:
         relevance = scores
-    items = []  # (rank, -decisiveness, index, probabilities, relevance)
+    items = []  # (passage rank, p(not enough info): most decisive first, sentence index, probabilities, relevance)
     for s in stances:
         p = np.asarray(s.probabilities, dtype=np.float64)
         if p.shape != (3,) or not np.all(np.isfinite(p)):
