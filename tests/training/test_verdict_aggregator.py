@@ -14,17 +14,19 @@ from factscout.errors import InputError
 from factscout.records import STANCE_LABELS, Claim, Hit, Ranking, Sentence, Stance
 from factscout.retrieve import build_retriever
 from factscout.training.verdict_aggregator import (
-    EVIDENCE_FORMAT,
-    OOF_RECIPE,
     AggregatorConfig,
-    ClaimEvidence,
     choose_model,
     expected_calibration_error,
     fit_temperature,
-    model_card,
+    train_and_evaluate,
+)
+from factscout.training.verdict_aggregator_card import model_card
+from factscout.training.verdict_evidence import (
+    EVIDENCE_FORMAT,
+    OOF_RECIPE,
+    ClaimEvidence,
     pipeline_evidence,
     read_evidence,
-    train_and_evaluate,
     write_evidence,
 )
 from factscout.verify import CountRule
@@ -232,4 +234,4 @@ def test_cli_help_and_bad_options():
     for option in ("--out", "--stance", "--k", "--features", "--limit-claims"):
         assert option in r.output
     r = CliRunner().invoke(app, ["train", "verdict-aggregator", "--out", "x", "--k", "0"])
-    assert r.exit_code == 2 and "--k must be a positive integer" in r.output
+    assert r.exit_code == 2 and "--k" in r.output and "greater than or equal to 1" in r.output

@@ -469,46 +469,29 @@ def stance_pairs(
     _say(f"wrote {path} and {counts_path}")
 
 
-# --- verdict-aggregator (the learned verdict method `learned`; kept in one block at the end) ---
-
-
-@app.command(
-    "verdict-aggregator",
-    help="Train the learned verdict aggregator (logistic regression over the top-k stances and retrieval "
-    "scores) on the SciFact claims run through `check`; held-out macro-F1 against the count rule.",
+# --- verdict-aggregator (the verdict method `learned`; one block, kept at the end) ---
+_AGG = (
+    "Train the learned verdict aggregator on SciFact claims run through `check`; held-out macro-F1 vs the count rule."
 )
+_OOF = "with the stance head: the training part's stances from out-of-fold heads"
+
+
+@app.command("verdict-aggregator", help=_AGG)
 @friendly
 def verdict_aggregator(
     out: Out,
-    stance: Annotated[
-        str | None, typer.Option(help="stance model whose stances `check` gives (default: the pipeline's default)")
-    ] = None,
-    k: Annotated[int, typer.Option("--k", help="stances read per claim (top-k by passage rank)")] = 10,
+    stance: Annotated[str | None, typer.Option(help="stance model (default: check's default)")] = None,
+    k: Annotated[int, typer.Option("--k", min=1, help="stances read per claim (top-k by passage rank)")] = 10,
     features: Annotated[
-        Path | None,
-        typer.Option(help="cache of the pipeline pass (JSONL): reused when it matches the pipeline, else written"),
+        Path | None, typer.Option(help="cache of the pipeline pass (JSONL): reused, else written")
     ] = None,
     retriever: Annotated[str, typer.Option(help="retriever over the SciFact corpus")] = "bm25",
-    limit_claims: Annotated[
-        int | None, typer.Option("--limit-claims", help="only N claims per part (development runs)")
-    ] = None,
-    oof_head: Annotated[
-        bool,
-        typer.Option(
-            "--oof-head/--no-oof-head",
-            help="with the stance head: training-part stances from out-of-fold heads (it was trained on those claims)",
-        ),
-    ] = True,
+    limit_claims: Annotated[int | None, typer.Option("--limit-claims", min=1, help="N claims per part")] = None,
+    oof_head: Annotated[bool, typer.Option("--oof-head/--no-oof-head", help=_OOF)] = True,
     seed: Annotated[int, typer.Option()] = 13,
 ) -> None:
     from factscout.training.verdict_aggregator import AggregatorConfig, run
 
-    if k < 1:
-        raise InputError(f"--k must be a positive integer, got {k}")
-    if limit_claims is not None and limit_claims < 1:
-        raise InputError(f"--limit-claims must be a positive integer, got {limit_claims}")
     _threads(2)
-    config = AggregatorConfig(
-        seed=seed, k=k, stance=stance, retriever=retriever, oof_head=oof_head, limit_claims=limit_claims
-    )
+    config = AggregatorConfig(seed, k, stance, retriever, oof_head=oof_head, limit_claims=limit_claims)
     run(out, config, features=features, say=_say, command=_command("verdict-aggregator"))

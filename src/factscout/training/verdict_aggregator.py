@@ -46,24 +46,30 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.formats.jsonl import read_jsonl, write_jsonl
-from factscout.records import RULE_VERDICT_LABELS, Claim, PassageLookup, Ranking, Stance, Verdict
+from factscout.records import RULE_VERDICT_LABELS, Claim
 from factscout.training.cards import licence_of, write_card, write_metrics
-from factscout.training.splits import SEED, folds_of, split_scifact
+from factscout.training.splits import SEED, split_scifact
 from factscout.training.stance_eval import bootstrap_macro_f1
+from factscout.training.verdict_aggregator_card import model_card
+from factscout.training.verdict_evidence import (
+    OOF_RECIPE,
+    OOF_STANCE,
+    ClaimEvidence,
+    oof_heads,
+    pipeline_evidence,
+    read_evidence,
+    write_evidence,
+)
 from factscout.verify.aggregate import DEFAULT_K, VerdictAggregator, claim_features, feature_names
 from factscout.verify.verdict import CountRule, accuracy, macro_f1, majority_label
 
 Say = Callable[[str], None]
-EVIDENCE_FORMAT = "factscout-verdict-evidence/1"
 MODEL_NAME = "verdict_aggregator.json"
 CARD_NAME = "VERDICT_AGGREGATOR_CARD.md"
 METRICS_NAME = "verdict_aggregator_metrics.json"
 SCIFACT_VERDICT = {"SUPPORT": "supported", "CONTRADICT": "refuted", "NEI": "not enough evidence"}
 C_GRID: tuple[float, ...] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
 CLASS_WEIGHTS: tuple[str | None, ...] = ("balanced", None)
-OOF_STANCE = "head"
-OOF_RECIPE = "out-of-fold stance heads (5 claim-group folds of the training part; the shipped head's recipe)"
 TEMPERATURES: tuple[float, ...] = tuple(float(t) for t in np.exp(np.linspace(math.log(0.25), math.log(4.0), 81)))
 
 
@@ -79,14 +85,6 @@ class AggregatorConfig:
     bootstrap: int = 2000
     oof_head: bool = True  # with the stance head: out-of-fold heads give the training part's stances
     limit_claims: int | None = None  # development runs: only the first N fitting / dev / held-out claims
-
-
-@dataclass(frozen=True, slots=True)
-class ClaimEvidence:
-    """What ``check`` handed its verdict method for one claim: sentence stances and fused ranking."""
-
-    stances: tuple[Stance, ...]
-    ranking: Ranking
 
 
 def _quiet(_: str) -> None:
@@ -204,109 +202,6 @@ def choose_model(
     gold = [model.labels.index(g) for g in y_dev]
     model.temperature = fit_temperature(logits_of(model, x_dev), gold)
     return model, grid
-
-
-# --- the pipeline pass and its cache ----------------------------------------------------------------
-
-
-class _Recorder:
-    """A verdict method that keeps what ``check`` hands it and answers with the count rule."""
-
-    def __init__(self, rule: CountRule) -> None:
-        self.rule = rule
-        self.seen: dict[str, ClaimEvidence] = {}
-
-    def judge(self, claim: Claim, stances: Sequence[Stance], ranking: Ranking, passages: PassageLookup) -> Verdict:
-        self.seen[claim.claim_id] = ClaimEvidence(tuple(stances), ranking)
-        return self.rule(stances)
-
-
-def pipeline_evidence(
-    checker: Any, claims: Sequence[Claim], say: Say = _quiet, batch: int = 64
-) -> dict[str, ClaimEvidence]:
-    """Run ``checker`` (a :class:`~factscout.check.Checker`) over ``claims``; per claim id what its
-    verdict method was given."""
-    recorder = _Recorder(checker.rule)
-    checker.verdict_method = recorder
-    t0 = time.perf_counter()
-    for start in range(0, len(claims), batch):
-        chunk = list(claims[start : start + batch])
-        checker.judge_many(chunk, checker.retrieve(chunk))
-        done = start + len(chunk)
-        say(f"  check: {done}/{len(claims)} claims, {(time.perf_counter() - t0) / done:.2f} s a claim")
-    return recorder.seen
-
-
-def oof_heads(train: Sequence[Claim], encoder: Any, seed: int, say: Say = _quiet) -> list[tuple[list[Claim], Any]]:
-    """``(fold, head)`` for the 5 claim-group folds of the training part (:func:`folds_of`, as the
-    stance head's trainer uses them to tune the count rule): each head is trained with the shipped
-    head's recipe (:class:`~factscout.training.stance.HeadConfig` defaults, SciFact pairs of the
-    cited abstracts + negation pairs) on the other folds' claims, embedding with ``encoder`` (the
-    pipeline's), so its stances on the fold look like the shipped head's on unseen claims."""
-    from factscout.datasets import load_abstract_sentences
-    from factscout.training.stance import HeadConfig, fit_model
-    from factscout.training.stance_data import Embeddings, negation_pairs, scifact_pairs
-
-    pairs = scifact_pairs(train, load_abstract_sentences())
-    base = pairs + negation_pairs(pairs)
-    emb = Embeddings(encoder)
-    say(f"out-of-fold stance heads: encoding {len(base)} pairs ...")
-    emb.add([p.claim for p in base] + [p.sentence for p in base])
-    out = []
-    for k, fold in enumerate(folds_of(train, seed=seed)):
-        ids = {c.claim_id for c in fold}
-        head = fit_model([p for p in base if p.claim_id not in ids], emb, HeadConfig(seed=seed), {"oof_fold": str(k)})
-        out.append((fold, head))
-        say(f"  out-of-fold head {k + 1} trained without {len(fold)} claims")
-    return out
-
-
-def _evidence_row(claim_id: str, ev: ClaimEvidence) -> dict[str, Any]:
-    return {
-        "claim_id": claim_id,
-        "stances": [[s.passage_id, s.sentence_index, s.label, list(s.probabilities)] for s in ev.stances],
-        "ranking": [[h.passage_id, h.score] for h in ev.ranking.hits],
-    }
-
-
-def write_evidence(path: Path, pipeline: dict[str, Any], evidence: dict[str, ClaimEvidence]) -> Path:
-    """The cache file: a header ``{"format", "pipeline"}`` then one claim a line (ids sorted)."""
-    header = {"format": EVIDENCE_FORMAT, "pipeline": pipeline}
-    rows = [header, *(_evidence_row(cid, evidence[cid]) for cid in sorted(evidence, key=_claim_order))]
-    write_jsonl(path, rows)
-    return path
-
-
-def read_evidence(path: Path, pipeline: dict[str, Any]) -> dict[str, ClaimEvidence]:
-    """Read a cache written by :func:`write_evidence` for the same ``pipeline`` (else an error)."""
-    out: dict[str, ClaimEvidence] = {}
-    header = False
-    for lineno, row in read_jsonl(path):
-        if not header:
-            if row.get("format") != EVIDENCE_FORMAT:
-                raise InputError(f"{path}:{lineno}: not a verdict evidence file (format {row.get('format')!r}, "
-                                 f"expected {EVIDENCE_FORMAT!r})")  # fmt: skip
-            if row.get("pipeline") != pipeline:
-                raise InputError(f"{path} was made by another pipeline: {row.get('pipeline')} (this run: {pipeline}); "
-                                 "give another --features file")  # fmt: skip
-            header = True
-            continue
-        try:
-            stances = tuple(
-                Stance(str(p), int(i), label, (float(a), float(b), float(c)))
-                for p, i, label, (a, b, c) in row["stances"]
-            )
-            ranking = Ranking.from_scores(str(row["claim_id"]), {str(p): float(s) for p, s in row["ranking"]})
-            out[str(row["claim_id"])] = ClaimEvidence(stances, ranking)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"{path}:{lineno}: bad evidence row ({type(exc).__name__}: {exc})") from None
-    if not header:
-        raise InputError(f"{path} is empty: not a verdict evidence file")
-    return out
-
-
-def _claim_order(claim_id: str) -> tuple[int, str]:
-    return (int(claim_id), "") if claim_id.isdigit() else (1 << 62, claim_id)
 
 
 # --- the run ------------------------------------------------------------------------------------------
@@ -495,100 +390,12 @@ def train_and_evaluate(
     }
 
 
-def _row(name: str, s: dict[str, Any], ci: Sequence[float] | None) -> str:
-    interval = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
-    per = " | ".join(f"{v:.3f}" for v in s["f1"].values())
-    return f"| {name} | {s['accuracy']:.3f} | {s['macro_f1']:.3f}{interval} | {per} |"
-
-
-def _stance_note(r: dict[str, Any]) -> str:
-    if r["pipeline"].get("training_part_stances") == OOF_RECIPE:
-        return (
-            "The shipped head was trained on the whole training part, so the fitting and dev claims went through\n"
-            f"{OOF_RECIPE}: heads that never saw them, whose stances look like the shipped head's on unseen\n"
-            "claims. The held-out claims went through the shipped head, as `check` runs it."
-        )
-    return (
-        "Caveat: a stance model trained on the fitting or dev claims gives those claims sharper probabilities\n"
-        "than it gives unseen claims, so the aggregator is then fitted (fitting claims) and chosen and\n"
-        "calibrated (dev claims) on in-sample stances; only the held-out figures below are free of that."
-    )
-
-
-def model_card(r: dict[str, Any]) -> str:
-    """The Markdown model card of a training run's report."""
-    labels = list(r["heldout"]["learned"]["f1"])
-    names = {"learned": "learned aggregator", "rule": "count rule (same pipeline output)",
-             "majority": f"majority class ({r['baselines']['majority_label']})",
-             "claim-only": f"claim only (logistic regression on the claim embedding, C={r['baselines']['claim_only_C']})"}  # fmt: skip
-    rows = [_row(names[n], s, r["heldout_ci95"].get(n)) for n, s in r["heldout"].items()]
-    diffs = [f"- {name}: [{lo:.3f}, {hi:.3f}]" for name, (lo, hi) in r["heldout_ci95"].items() if " - " in name]
-    grid = ", ".join(f"C={g['C']}/{g['class_weight']}: {g['dev_macro_f1']:.3f}" for g in r["grid"])
-    cal, ch = r["calibration"], r["chosen"]
-    return f"""# Verdict aggregator (`--verdict learned`)
-
-A multinomial logistic regression over {r["features"]} features of a claim's top-{r["config"]["k"]}
-sentence stances (stance probabilities per slot, relevance-weighted class aggregates, confident
-counts), its fused retrieval scores and the count rule's own verdict
-(`src/factscout/verify/aggregate.py`). Classes: {", ".join(labels)}. Weights: `verdict_aggregator.json`
-(plain JSON, sha256 `{r["sha256"]}`).
-
-## Data
-
-SciFact (Wadden et al. 2020) train claims, licence: {r["licence"]}. The held-out split of the stance
-models ({r["claims"]["heldout"]} claims) is never fitted or tuned on; the training part is split into
-{r["claims"]["fit"]} fitting and {r["claims"]["dev"]} dev claims (seeded claim-group splits, as for the
-stance cross-encoder). Gold verdicts: {r["gold"]}.
-
-Every claim went through the real `check` pipeline: {r["pipeline"]["retriever"]} over the
-{r["pipeline"]["corpus"]}, planner `{r["pipeline"]["settings"]["planner"]}`, fusion
-`{r["pipeline"]["settings"]["fusion"]}`, {r["pipeline"]["settings"]["passages"]} passages read, selector
-`{r["pipeline"]["settings"]["selector"]}`, stance model `{r["pipeline"]["settings"]["stance"]}`
-({r["stance_model"]}), count rule {r["pipeline"]["rule"]}. Pass time: {r["seconds"]["pipeline_pass"]} s
-(0 when read from the `--features` cache).
-
-{_stance_note(r)}
-
-## Model selection (dev macro-F1)
-
-{grid}
-
-Chosen: C={ch["C"]}, class weight {ch["class_weight"]}; temperature {ch["temperature"]} fitted on dev
-(negative log-likelihood {cal["dev"]["nll_raw"]} -> {cal["dev"]["nll"]}).
-
-## Held-out claims ({r["claims"]["heldout"]})
-
-| system | accuracy | macro-F1 (95 % CI) | {" | ".join(f"F1 {x}" for x in labels)} |
-|---|---|---|{"---|" * len(labels)}
-{chr(10).join(rows)}
-
-Differences of macro-F1 (95 % bootstrap intervals, claims resampled):
-
-{chr(10).join(diffs)}
-
-Calibration of the aggregator on held-out claims: expected calibration error (10 bins)
-{cal["heldout"]["ece_raw"]} before the temperature, {cal["heldout"]["ece"]} after; negative
-log-likelihood {cal["heldout"]["nll_raw"]} -> {cal["heldout"]["nll"]}.
-
-## Reproduce
-
-    {r["command"] or "factscout train verdict-aggregator --out DIR"}
-
-({r["seconds"]["total"]} s in all.)
-"""
-
-
 __all__ = [
     "AggregatorConfig",
-    "ClaimEvidence",
     "choose_model",
     "expected_calibration_error",
     "fit_aggregator",
     "fit_temperature",
-    "model_card",
-    "pipeline_evidence",
-    "read_evidence",
     "run",
     "train_and_evaluate",
-    "write_evidence",
 ]
