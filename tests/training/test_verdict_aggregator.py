@@ -235,3 +235,32 @@ def test_cli_help_and_bad_options():
         assert option in r.output
     r = CliRunner().invoke(app, ["train", "verdict-aggregator", "--out", "x", "--k", "0"])
     assert r.exit_code == 2 and "--k" in r.output and "greater than or equal to 1" in r.output
+
+
+def test_train_and_evaluate_takes_a_four_way_label_set(tmp_path):
+    labels = ("supported", "refuted", "not enough evidence", "conflicting")
+
+    def part(n, seed):
+        claims, evidence = synthetic(n, seed)
+        claims = [Claim(c.claim_id, c.text, meta={"verdict": {"SUPPORT": "supported", "CONTRADICT": "refuted",
+                  "NEI": "not enough evidence"}[c.meta["label"]]}) for c in claims]  # fmt: skip
+        rng = np.random.default_rng(seed)
+        for i in range(n):  # conflicting: confident sentences on both sides
+            cid = f"{seed}-x{i}"
+            both = [stance("p0", j, "supports", rng.uniform(0.7, 0.95)) for j in range(2)]
+            both += [stance("p1", j, "refutes", rng.uniform(0.7, 0.95)) for j in range(2)]
+            claims.append(Claim(cid, f"mixed claim {cid}", meta={"verdict": "conflicting"}))
+            evidence[cid] = ClaimEvidence(tuple(both), RANKING)
+        return claims, evidence
+
+    (fit, ev1), (dev, ev2), (held, ev3) = part(25, 6), part(10, 7), part(10, 8)
+    about = {"pipeline": {}, "stance_model": {}}
+    report = train_and_evaluate(
+        tmp_path, {"fit": fit, "dev": dev, "heldout": held}, {**ev1, **ev2, **ev3}, RULE,
+        AggregatorConfig(bootstrap=100), embed=lambda texts: np.eye(len(texts), 4), about=about,
+        labels=labels, gold_of=lambda c: c.meta["verdict"], data="synthetic",
+    )  # fmt: skip
+    model = VerdictAggregator.load(tmp_path / "verdict_aggregator.json")
+    assert model.labels == labels and model.info["data"].startswith("synthetic")
+    assert report["heldout"]["learned"]["f1"]["conflicting"] > 0.8
+    assert report["heldout"]["rule"]["f1"]["conflicting"] == 0.0  # the count rule never says it

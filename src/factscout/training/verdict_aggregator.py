@@ -315,24 +315,30 @@ def train_and_evaluate(
     *,
     embed: Callable[[list[str]], Any],
     about: dict[str, Any],
+    labels: Sequence[str] = RULE_VERDICT_LABELS,
+    gold_of: Callable[[Claim], str] | None = None,
+    data: str = "SciFact train",
 ) -> dict[str, Any]:
     """Steps 3 and 4 of the recipe over the pipeline's ``evidence`` for the ``fit`` / ``dev`` /
-    ``heldout`` claims of ``parts`` (gold verdicts in ``meta["label"]``, SciFact's strings);
-    ``embed`` gives the claim-only baseline's claim vectors. Writes the model to ``out`` and returns
-    the report (``about`` merged in); metrics and card are written by :func:`run`."""
-    labels: list[str] = list(RULE_VERDICT_LABELS)
+    ``heldout`` claims of ``parts``; ``embed`` gives the claim-only baseline's claim vectors.
+    Writes the model to ``out`` and returns the report (``about`` merged in); metrics and card are
+    written by :func:`run`. The model's classes are ``labels`` and ``gold_of(claim)`` a claim's gold
+    verdict (default: SciFact's ``meta["label"]``, three classes); AVeriTeC-style data passes the
+    four :data:`~factscout.records.VERDICT_LABELS` and its own reader (``conflicting`` included)."""
+    labels = list(labels)
+    gold_of = gold_of or gold_verdict
     missing = [c.claim_id for part in parts.values() for c in part if c.claim_id not in evidence]
     if missing:
         raise InputError(f"no pipeline output for claims {missing[:5]}{' ...' if len(missing) > 5 else ''}")
     x = {n: np.stack([claim_features(evidence[c.claim_id].stances, evidence[c.claim_id].ranking, rule, config.k)
                       for c in part]) for n, part in parts.items()}  # fmt: skip
-    y = {n: [gold_verdict(c) for c in part] for n, part in parts.items()}
+    y = {n: [gold_of(c) for c in part] for n, part in parts.items()}
     model, grid = choose_model(x["fit"], y["fit"], x["dev"], y["dev"], labels, k=config.k, rule=rule)
     best = max(grid, key=lambda g: g["dev_macro_f1"])
     n_fit, n_dev, n_held = (len(parts[n]) for n in ("fit", "dev", "heldout"))
     model.info = {
         "trained": dt.date.today().isoformat(),
-        "data": f"SciFact train: {n_fit} fitting claims (dev {n_dev}, held-out {n_held})",
+        "data": f"{data}: {n_fit} fitting claims (dev {n_dev}, held-out {n_held})",
         "stance": str(config.stance),
         "stance_model": json.dumps(about.get("stance_model", {}), sort_keys=True),
         "pipeline": json.dumps(about.get("pipeline", {}), sort_keys=True),
