@@ -13,6 +13,7 @@ aggregator over the top stances (``--verdict learned``). The contracts and regis
 ``factscout train stance-cross --out DIR``.
 """
 
+from factscout.verify.aggregate import LearnedVerdict, VerdictAggregator
 from factscout.verify.base import (
     STANCE_MODELS,
     VERDICT_METHODS,
@@ -22,7 +23,6 @@ from factscout.verify.base import (
     make_verdict_method,
     split_stance_name,
 )
-from factscout.verify.aggregate import LearnedVerdict, VerdictAggregator
 from factscout.verify.classifier import ClassifierVerdict
 from factscout.verify.cross_stance import CrossStanceModel
 from factscout.verify.nli import NliStanceModel
