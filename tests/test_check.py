@@ -165,7 +165,7 @@ def test_the_stance_cross_encoder_plugs_into_check_with_its_own_rule(index_dir, 
 def test_settings_are_validated():
     with pytest.raises(InputError, match="depth must be a positive integer"):
         CheckSettings(depth=0)
-    with pytest.raises(UnknownName, match="no verdict method 'vote'; known: classifier, rule"):
+    with pytest.raises(UnknownName, match="no verdict method 'vote'; known: classifier, learned, rule"):
         CheckSettings(verdict="vote")
     with pytest.raises(UnknownName, match="no selector 'regex'; known: bio, relevance, threshold"):
         CheckSettings(selector="regex")

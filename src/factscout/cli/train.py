@@ -302,3 +302,31 @@ def stance_pairs(
     table.add_row("total", *map(str, totals), str(sum(totals)), style="bold")
     Console().print(table)
     _say(f"wrote {path} and {counts_path}")
+
+
+# --- verdict-aggregator (the verdict method `learned`; one block, kept at the end) ---
+_AGG = (
+    "Train the learned verdict aggregator on SciFact claims run through `check`; held-out macro-F1 vs the count rule."
+)
+_OOF = "with the stance head: the training part's stances from out-of-fold heads"
+
+
+@app.command("verdict-aggregator", help=_AGG)
+@friendly
+def verdict_aggregator(
+    out: Out,
+    stance: Annotated[str | None, typer.Option(help="stance model (default: check's default)")] = None,
+    k: Annotated[int, typer.Option("--k", min=1, help="stances read per claim (top-k by passage rank)")] = 10,
+    features: Annotated[
+        Path | None, typer.Option(help="cache of the pipeline pass (JSONL): reused, else written")
+    ] = None,
+    retriever: Annotated[str, typer.Option(help="retriever over the SciFact corpus")] = "bm25",
+    limit_claims: Annotated[int | None, typer.Option("--limit-claims", min=1, help="N claims per part")] = None,
+    oof_head: Annotated[bool, typer.Option("--oof-head/--no-oof-head", help=_OOF)] = True,
+    seed: Annotated[int, typer.Option()] = 13,
+) -> None:
+    from factscout.training.verdict_aggregator import AggregatorConfig, run
+
+    _threads(2)
+    config = AggregatorConfig(seed, k, stance, retriever, oof_head=oof_head, limit_claims=limit_claims)
+    run(out, config, features=features, say=_say, command=_command("verdict-aggregator"))

@@ -6,12 +6,14 @@
 applies the Quin+ count rule (Samarinas et al. 2021). ``CrossStanceModel`` is the cross-encoder
 alternative (claim and sentence read together; ``factscout check --stance cross``),
 ``NliStanceModel`` any sentence-transformers NLI cross-encoder (``--stance nli:<hub id or folder>``) and
-``ClassifierVerdict`` the QuanTemp++ verdict classifier. The contracts and registries
+``ClassifierVerdict`` the QuanTemp++ verdict classifier and ``LearnedVerdict`` the learned
+aggregator over the top stances (``--verdict learned``). The contracts and registries
 (``StanceModel``/``STANCE_MODELS``, ``VerdictMethod``/``VERDICT_METHODS``) are in
 :mod:`factscout.verify.base`. Training: ``factscout train stance --out DIR`` and
 ``factscout train stance-cross --out DIR``.
 """
 
+from factscout.verify.aggregate import LearnedVerdict, VerdictAggregator
 from factscout.verify.base import (
     STANCE_MODELS,
     VERDICT_METHODS,
@@ -69,6 +71,7 @@ __all__ = [
     "ClassifierVerdict",
     "CountRule",
     "CrossStanceModel",
+    "LearnedVerdict",
     "ModelNotFound",
     "NliStanceModel",
     "RuleFit",
@@ -77,6 +80,7 @@ __all__ = [
     "StanceHead",
     "StanceModel",
     "Verdict",
+    "VerdictAggregator",
     "VerdictMethod",
     "count_rule",
     "majority_baseline",
