@@ -130,4 +130,3 @@ def test_temperature_divides_the_logits(tmp_path):
     assert CrossStanceModel.load(saved).temperature == 3.0
     with pytest.raises(BadModel, match="temperature"):
         CrossStanceModel(model.network, model.tokenizer, temperature=0.0)
-
