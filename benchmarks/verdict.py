@@ -110,6 +110,9 @@ def main() -> None:
     parser.add_argument("--latency-only", action="store_true", help="only the latency table")
     parser.add_argument("--limit", type=int, default=0, help="evaluate only the first N claims (smoke runs)")
     parser.add_argument("--no-cross", action="store_true", help="skip the stance cross-encoder rows")
+    parser.add_argument(
+        "--latency-stance", default="head,cross", help="stance models timed besides the default (comma-separated)"
+    )
     args = parser.parse_args()
     if bool(args.eval_claims) != bool(args.eval_corpus):
         parser.error("--eval-claims and --eval-corpus go together")
@@ -157,7 +160,13 @@ def main() -> None:
     for k in KS:
         preds = [r.verdict.label for r in checker.judge_many(test, found, passages=k)]
         s = scores(gold, preds)
-        rows.append([f"factscout check ({args.planner}, {args.retriever}, {args.fusion})", k, *[s[c] for c in COLUMNS]])
+        rows.append(
+            [
+                f"factscout check ({args.planner}, {args.retriever}, {args.fusion}), stance head",
+                k,
+                *[s[c] for c in COLUMNS],
+            ]
+        )
         headline[f"check_k{k}_macro_f1"] = round(s["macro-F1"], 4)
     check_s = time.perf_counter() - t
     checkers = {"head": checker}
@@ -173,7 +182,7 @@ def main() -> None:
         for k in KS:
             preds = [r.verdict.label for r in cross.judge_many(test, found, passages=k)]
             s = scores(gold, preds)
-            rows.append(["factscout check, stance cross-encoder (`--stance cross`)", k, *[s[c] for c in COLUMNS]])
+            rows.append(["factscout check, stance cross-encoder (the default)", k, *[s[c] for c in COLUMNS]])
             headline[f"check_cross_k{k}_macro_f1"] = round(s["macro-F1"], 4)
         cross_s = time.perf_counter() - t
 
@@ -232,44 +241,58 @@ def retrieval_gains() -> list[str]:
 
 def latency(args: argparse.Namespace, claims: Sequence[Claim], scifact_corpus: Sequence[Passage]) -> None:
     """Wall-clock and process CPU seconds of ``check`` per claim, one claim at a time, with fresh
-    models (nothing cached from the quality run)."""
+    models (nothing cached from the quality run): the default settings, then each stance model
+    of ``--latency-stance`` (the cost of that optional step)."""
     import os
 
     passages = latency_corpus(scifact_corpus)
     big = build_retriever(passages, "bm25", show_progress=False)
-    checker = Checker(big, CheckSettings(planner=args.planner, fusion=args.fusion))
     sample = list(claims[: args.latency_claims])
-    checker.check(sample[0])  # warm-up: models load
-    walls, cpus = [], []
-    load = os.getloadavg()[0]
-    for c in sample[1:]:
-        t, p = time.perf_counter(), time.process_time()
-        checker.check(c)
-        walls.append(time.perf_counter() - t)
-        cpus.append(time.process_time() - p)
-    load = (load + os.getloadavg()[0]) / 2
-    row = [len(walls), *np.percentile(walls, [50, 95]), *np.percentile(cpus, [50, 95]), load]
+    default = CheckSettings(planner=args.planner, fusion=args.fusion)
+    variants = [("default", default)] + [
+        (f"`--stance {name}`", CheckSettings(planner=args.planner, fusion=args.fusion, stance=name))
+        for name in (n.strip() for n in args.latency_stance.split(","))
+        if name and name != default.stance
+    ]
+    rows, headline = [], {"benchmark": "verdict_latency", "passages": len(passages)}
+    for label, settings in variants:
+        checker = Checker(big, settings)
+        checker.check(sample[0])  # warm-up: models load
+        walls, cpus = [], []
+        load = os.getloadavg()[0]
+        for c in sample[1:]:
+            t, p = time.perf_counter(), time.process_time()
+            checker.check(c)
+            walls.append(time.perf_counter() - t)
+            cpus.append(time.process_time() - p)
+        load = (load + os.getloadavg()[0]) / 2
+        stats = [*np.percentile(walls, [50, 95]), *np.percentile(cpus, [50, 95])]
+        rows.append([f"{label} (stance {settings.stance})", len(walls), *stats, load])
+        key = "" if label == "default" else f"_{settings.stance}"
+        headline.update(
+            {
+                f"wall_p50_s{key}": round(float(stats[0]), 3),
+                f"wall_p95_s{key}": round(float(stats[1]), 3),
+                f"cpu_p50_s{key}": round(float(stats[2]), 3),
+                f"cpu_p95_s{key}": round(float(stats[3]), 3),
+                f"load_average{key}": round(load, 2),
+            }
+        )
     text = [
         f"### Latency of `check` per claim ({len(passages):,} passages, BM25, {args.planner} planner, "
         f"{CheckSettings().passages} passages read, one claim at a time)",
         "",
-        markdown_table(["claims", "wall p50 s", "wall p95 s", "CPU p50 s", "CPU p95 s", "load average"], [row]),
+        markdown_table(
+            ["settings", "claims", "wall p50 s", "wall p95 s", "CPU p50 s", "CPU p95 s", "load average"], rows
+        ),
         "",
         f"On {machine()}. CPU seconds are the process's own (all its threads), so they do not grow when other jobs "
         "share the cores; the wall-clock times do (the load average is the machine's during the run; on 2 quiet "
         "cores it is about 1).",
         "",
-        f"Reproduce: `python benchmarks/verdict.py --latency-only --planner {args.planner}`",
+        f"Reproduce: `python benchmarks/verdict.py --latency-only --planner {args.planner} "
+        f"--latency-stance {args.latency_stance}`",
     ]
-    headline = {
-        "benchmark": "verdict_latency",
-        "wall_p50_s": round(float(row[1]), 3),
-        "wall_p95_s": round(float(row[2]), 3),
-        "cpu_p50_s": round(float(row[3]), 3),
-        "cpu_p95_s": round(float(row[4]), 3),
-        "load_average": round(load, 2),
-        "passages": len(passages),
-    }
     publish("verdict_latency", "\n".join(text), headline)
 
 

@@ -79,7 +79,7 @@ class CheckSettings:
     rerank_depth: int = 50
     date_filter: bool = True
     selector: str = "threshold"  # or "bio": the BIO tagger (more precise, finds less; select/models)
-    stance: str = "head"  # or "cross": the stance cross-encoder (slower); "nli:<hub id or folder>": an NLI model
+    stance: str = "cross"  # the stance cross-encoder; "head": the SBERT-style head (faster); "nli:<hub id or folder>"
     verdict: str = "rule"  # or "classifier": the QuanTemp++ classifier over the top-3 evidence (4 labels)
     threshold: float | None = None  # embedding-threshold selector; None: the tuned default
     min_evidence: int | None = None  # count rule; None: the tuned defaults

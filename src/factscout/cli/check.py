@@ -42,7 +42,7 @@ def check(
     depth: Annotated[int, typer.Option(help="passages retrieved per query")] = 100,
     rerank: Annotated[bool, typer.Option("--rerank", help="re-rank the top 50 with factscout's cross-encoder")] = False,
     selector: Annotated[str, typer.Option(help="evidence sentence selector: " + one_of(SELECTORS))] = "threshold",
-    stance: Annotated[str, typer.Option(help=STANCE_HELP)] = "head",
+    stance: Annotated[str, typer.Option(help=STANCE_HELP)] = "cross",
     verdict: Annotated[str, typer.Option(help="verdict method: " + one_of(VERDICT_METHODS))] = "rule",
     no_date_filter: Annotated[
         bool, typer.Option("--no-date-filter", help="also use evidence published after the claim date")

@@ -23,7 +23,7 @@ STANCE_HELP = (
 def stance(
     pairs: Annotated[Path, typer.Option(help='pairs JSONL: {"id"?, "claim", "sentence"} per line')],
     out_path: Annotated[Path, typer.Option("--out", help="JSONL to write: each pair with label and probabilities")],
-    stance: Annotated[str, typer.Option(help=STANCE_HELP)] = "head",
+    stance: Annotated[str, typer.Option(help=STANCE_HELP)] = "cross",
     device: Annotated[str, typer.Option(help="torch device: cpu | cuda | mps (cross and nli models)")] = "cpu",
     batch_size: Annotated[int, typer.Option(help="pairs scored at a time")] = 64,
 ) -> None:
