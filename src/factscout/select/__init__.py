@@ -8,8 +8,8 @@ own head over frozen MiniLM token states, ``models/MODEL_CARD.md``). Both are
 :class:`~factscout.select.base.Selector` s, registered in ``SELECTORS`` (``make_selector(name)``).
 """
 
-from factscout.select import relevance  # noqa: F401  (registers "relevance")
-from factscout.select.base import SELECTORS, Selector, make_selector, register_selector
+from factscout.select import relevance, stance_relevance  # noqa: F401  (register "relevance", "stance-relevance")
+from factscout.select.base import SELECTORS, Selector, make_selector, register_selector, stance_model_of
 from factscout.select.tagger import BioTagger
 from factscout.select.threshold import (
     DEFAULT_THRESHOLD,
@@ -41,5 +41,6 @@ __all__ = [
     "register_selector",
     "score_abstracts",
     "sentence_prf",
+    "stance_model_of",
     "tune_threshold",
 ]
