@@ -1,9 +1,10 @@
-"""Evidence-sentence selection on held-out SciFact: threshold vs BIO tagger vs relevance selector.
+"""Evidence-sentence selection on held-out SciFact: threshold vs BIO tagger vs relevance selectors.
 
 Usage::
 
     python benchmarks/selection.py                      # score the shipped settings
     python benchmarks/selection.py --write-setting      # also (re)write select/models/relevance.json
+    python benchmarks/selection.py --write-stance-setting   # also (re)write select/models/stance_relevance.json
     python benchmarks/selection.py --claims C.jsonl [--corpus D.jsonl]   # another SciFact-format split
 
 Scored as in the selector's model card (``factscout train selector``; the same functions of
@@ -17,13 +18,21 @@ cited abstracts. Every setting is chosen on the training part (SciFact train min
 - **bio**: the shipped BIO tagger with its stored decoding bias;
 - **relevance**: the shipped ``select/models/relevance.json`` (``--write-setting`` chooses it here
   with :func:`factscout.training.selector.best_relevance_setting` on the training part, claims with
-  evidence, and writes it); the row "cross-encoder alone" is the same choice with no cosine term.
+  evidence, and writes it); the row "cross-encoder alone" is the same choice with no cosine term;
+- **stance-relevance**: the shipped ``select/models/stance_relevance.json`` over the stance
+  cross-encoder's ``1 - P(not enough info)`` (``--write-stance-setting`` chooses it with the same
+  function, its own cosine-weight grid, on the **92 dev claims** of the stance model's split only:
+  the model was trained on the other 515 training-part claims, where its scores are fitted); the
+  row "stance model alone" is the same dev choice with no cosine term.
 
 The cross-encoder was trained for claim -> abstract relevance on the same training part, so its
 training-part scores are fitted ones; the held-out claims were never seen by any of them.
 
 Latency: the threshold and relevance selectors' ``select`` over held-out abstracts (claim and
 sentences embedded fresh, no cache; torch limited to 2 threads), per (claim, sentence) pair.
+The stance-relevance selector's scores stay in the stance model's cache, so ``check --stance
+cross`` after it does not score the kept sentences again: its cost replaces that of the stance step
+on those sentences.
 """
 
 from __future__ import annotations
@@ -43,6 +52,7 @@ from factscout.datasets import load_abstract_sentences, load_dataset
 from factscout.records import Claim
 from factscout.retrieve.encoder import Encoder
 from factscout.select.relevance import SETTING_FILE, RelevanceSelector, RelevanceSetting, read_setting, write_setting
+from factscout.select.stance_relevance import STANCE_SETTING_FILE, StanceRelevance
 from factscout.select.tagger import BioTagger
 from factscout.select.threshold import ThresholdSelector, best_threshold, score_abstracts
 from factscout.training.selector import (
@@ -56,14 +66,20 @@ from factscout.training.selector import (
     score_tagged,
     threshold_scored,
 )
-from factscout.training.splits import HELDOUT_FILE, read_heldout_ids
+from factscout.training.splits import HELDOUT_FILE, read_heldout_ids, split_scifact
+from factscout.training.stance_cross import CrossConfig
+
+# cosine weights for the stance score, a probability in [0, 1] (the re-ranker's grid is for its logit scale)
+STANCE_COSINE_WEIGHTS = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
 
 
 def relevance_scores(reranker: Any, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[np.ndarray]:
-    """Cross-encoder score of every (claim, sentence) pair, one array per (claim, abstract)."""
+    """Cross-encoder score of every (claim, sentence) pair, one array per (claim, abstract);
+    ``reranker``: a re-ranker (``score_pairs``) or a relevance scorer (``relevance``)."""
     claims = [c for c, sents in pairs for _ in sents]
     texts = [s for _, sents in pairs for s in sents]
-    flat = np.asarray(reranker.score_pairs(claims, texts), dtype=np.float64) if texts else np.zeros(0)
+    score = getattr(reranker, "relevance", None) or reranker.score_pairs
+    flat = np.asarray(score(claims, texts), dtype=np.float64) if texts else np.zeros(0)
     out, k = [], 0
     for _, sents in pairs:
         out.append(flat[k : k + len(sents)])
@@ -96,6 +112,14 @@ def reranker_dev_check(
     return {"claims": len({a.claim_id for a in scored if a.claim_id in dev_ids}), "sentences": int(mask.sum()), **fits}
 
 
+def stance_dev_ids(train_claims: Sequence[Claim]) -> set[str]:
+    """The stance cross-encoder's dev claims: its trainer splits the training part again
+    (``training.stance_cross._scifact_parts``: dev_fraction, seed + 1); it never trained on them."""
+    config = CrossConfig()
+    _, dev = split_scifact(train_claims, heldout_fraction=config.dev_fraction, seed=config.seed + 1)
+    return {c.claim_id for c in dev}
+
+
 def prf_row(name: str, s: Scores) -> list[object]:
     return [
         name,
@@ -109,10 +133,18 @@ def prf_row(name: str, s: Scores) -> list[object]:
     ]
 
 
-def latency(claims: dict[str, Claim], examples: Sequence[Example], abstracts: dict[str, list[str]], n: int) -> dict:
-    """Seconds per (claim, sentence) pair of each selector's ``select`` on the first ``n`` abstracts."""
+def latency(
+    claims: dict[str, Claim],
+    examples: Sequence[Example],
+    abstracts: dict[str, list[str]],
+    n: int,
+    stance_setting: RelevanceSetting | None,
+) -> dict:
+    """Seconds per (claim, sentence) pair of each selector's ``select`` on the first ``n`` abstracts
+    (the stance model's prediction cache is emptied after the warm-up)."""
     from factscout.rerank.cross_encoder import CrossEncoderReranker
     from factscout.select.base import default_encoder
+    from factscout.verify.cross_stance import CrossStanceModel
 
     encoder = default_encoder("threshold")  # what check uses for the threshold selector
     setting = read_setting()
@@ -120,11 +152,18 @@ def latency(claims: dict[str, Claim], examples: Sequence[Example], abstracts: di
         "threshold": ThresholdSelector(encoder=encoder),
         "relevance": RelevanceSelector(setting, reranker=CrossEncoderReranker.load(), encoder=encoder),
     }
+    stance_model = None
+    if stance_setting is not None:
+        stance_model = CrossStanceModel.load()
+        scorer = StanceRelevance(stance_model)
+        selectors["stance-relevance"] = RelevanceSelector(stance_setting, scorer=scorer, encoder=encoder)
     work = [(claims[e.claim_id].text, e.doc_id, abstracts[e.doc_id]) for e in examples[:n]]
     pairs = sum(len(s) for _, _, s in work)
     out: dict[str, Any] = {"abstracts": len(work), "pairs": pairs, "encoder": type(encoder).__name__}
     for name, sel in selectors.items():
         sel.select(*work[0])  # warm-up: model loading is not per-pair cost
+        if stance_model is not None:
+            stance_model.clear_cache()
         per_abstract = []
         t0 = time.perf_counter()
         for claim_text, doc_id, sents in work:
@@ -144,6 +183,11 @@ def main() -> None:
     parser.add_argument("--claims", help="SciFact-format claims JSONL to score on instead of the held-out claims")
     parser.add_argument("--corpus", help="SciFact-format corpus JSONL for --claims (default: the SciFact corpus)")
     parser.add_argument("--write-setting", action="store_true", help=f"choose and write {SETTING_FILE.name}")
+    parser.add_argument(
+        "--write-stance-setting",
+        action="store_true",
+        help=f"choose {STANCE_SETTING_FILE.name} on the stance model's dev claims and write it",
+    )
     parser.add_argument("--latency-abstracts", type=int, default=60, help="held-out abstracts timed (0: none)")
     parser.add_argument("--limit", type=int, default=0, help="smoke run: first N claims of each part")
     args = parser.parse_args()
@@ -162,6 +206,7 @@ def main() -> None:
     abstracts = load_abstract_sentences()
     held_ids = read_heldout_ids()
     train_claims = [c for c in all_claims if c.claim_id not in held_ids]
+    dev_claims = [c for c in train_claims if c.claim_id in stance_dev_ids(train_claims)]
     if args.claims:
         sys.path.insert(0, str(Path(__file__).parent))
         from stance import read_split
@@ -173,6 +218,7 @@ def main() -> None:
         eval_name = f"held-out SciFact train claims ({HELDOUT_FILE.name})"
     if args.limit:
         train_claims, eval_claims = train_claims[: args.limit], eval_claims[: args.limit]
+        dev_claims = dev_claims[: args.limit]
     say(f"{len(train_claims)} training-part claims, {len(eval_claims)} evaluation claims ({eval_name})")
 
     encoder = Encoder()
@@ -218,20 +264,65 @@ def main() -> None:
         say(f"wrote {SETTING_FILE}")
     shipped = read_setting()
 
+    # -- the stance model's dev claims: the stance-relevance setting is chosen there --------------
+    from factscout.verify.cross_stance import CrossStanceModel
+
+    stance_scorer = StanceRelevance(CrossStanceModel.load())
+    dev_scored = score_abstracts(dev_claims, abstracts, encoder=encoder)  # claims with evidence
+    dtext = {c.claim_id: c.text for c in dev_claims}
+    t0 = time.perf_counter()
+    dev_rel = relevance_scores(stance_scorer, [(dtext[a.claim_id], abstracts[a.doc_id]) for a in dev_scored])
+    say(f"stance model over {sum(map(len, dev_rel))} dev pairs: {time.perf_counter() - t0:.0f} s")
+    dev_flat = np.concatenate(dev_rel)
+    dev_cos = np.concatenate([np.asarray(a.scores) for a in dev_scored])
+    dev_gold = np.concatenate([[i in a.gold for i in range(len(a.scores))] for a in dev_scored]).astype(bool)
+    stance_fit = best_relevance_setting(dev_flat, dev_cos, dev_gold, cosine_weights=STANCE_COSINE_WEIGHTS)
+    stance_alone = best_relevance_setting(dev_flat, dev_cos, dev_gold, cosine_weights=(0.0,), min_cosines=(-1.0,))
+    dev_thr = best_threshold(dev_scored)
+    say(f"stance-relevance on dev {stance_fit}; alone {stance_alone}; threshold on dev {dev_thr.threshold}")
+    if args.write_stance_setting:
+        if args.claims or args.limit:
+            parser.error("--write-stance-setting chooses on the full dev part: not with --claims or --limit")
+        write_setting(
+            STANCE_SETTING_FILE,
+            RelevanceSetting(stance_fit.threshold, stance_fit.cosine_weight, stance_fit.min_cosine, scorer="stance"),
+            {
+                "chosen_on": "the stance cross-encoder's 92 dev claims (training.stance_cross: split_scifact of the "
+                "training part, dev_fraction 0.15, seed 14; never trained on), claims with evidence, all sentences "
+                "of their cited abstracts (micro sentence F1, factscout.training.selector.best_relevance_setting, "
+                f"cosine weights {list(STANCE_COSINE_WEIGHTS)})",
+                "dev_part": {
+                    "claims": len({a.claim_id for a in dev_scored}),
+                    "abstracts": len(dev_scored),
+                    "sentences": len(dev_flat),
+                    "precision": round(stance_fit.precision, 4),
+                    "recall": round(stance_fit.recall, 4),
+                    "f1": round(stance_fit.f1, 4),
+                },
+                "relevance": "1 - P(not enough info) of factscout.verify.cross_stance (stance_cross_minilm.npz); "
+                "cosine: all-MiniLM-L6-v2 fp32",
+                "command": "python benchmarks/selection.py --write-stance-setting",
+            },
+        )
+        say(f"wrote {STANCE_SETTING_FILE}")
+    stance_shipped = read_setting(STANCE_SETTING_FILE, scorer="stance") if STANCE_SETTING_FILE.is_file() else None
+
     # -- evaluation part ------------------------------------------------------------------------
     held_ex = build_examples(cited_pairs(eval_claims), eval_abstracts, encoder, say)
     etext = {c.claim_id: c.text for c in eval_claims}
     t0 = time.perf_counter()
     held_rel = relevance_scores(reranker, [(etext[e.claim_id], eval_abstracts[e.doc_id]) for e in held_ex])
     say(f"cross-encoder over {sum(map(len, held_rel))} evaluation pairs: {time.perf_counter() - t0:.0f} s")
+    t0 = time.perf_counter()
+    held_stance = relevance_scores(stance_scorer, [(etext[e.claim_id], eval_abstracts[e.doc_id]) for e in held_ex])
+    say(f"stance model over {sum(map(len, held_stance))} evaluation pairs: {time.perf_counter() - t0:.0f} s")
     tagger = BioTagger.load(encoder=encoder)
     tagged = predict(tagger.head, held_ex, tagger.bias)
     ev_claims = {a.claim_id for a in threshold_scored(held_ex, with_evidence_only=True)}
 
     def rel_select(setting: RelevanceSetting, idx: Sequence[int]) -> list[list[int]]:
-        return [
-            [int(i) for i in np.flatnonzero(setting.keep(held_rel[k], np.asarray(held_ex[k].cosines)))] for k in idx
-        ]
+        scores = held_stance if setting.scorer == "stance" else held_rel
+        return [[int(i) for i in np.flatnonzero(setting.keep(scores[k], np.asarray(held_ex[k].cosines)))] for k in idx]
 
     settings = {
         f"relevance (shipped: CE + {shipped.cosine_weight:g} cos >= {shipped.threshold:.3f}, "
@@ -240,6 +331,14 @@ def main() -> None:
             fit_alone.threshold
         ),
     }
+    if stance_shipped is not None:
+        settings[
+            f"stance-relevance (shipped: 1-P(NEI) + {stance_shipped.cosine_weight:g} cos >= "
+            f"{stance_shipped.threshold:.3f}, cos >= {stance_shipped.min_cosine:g})"
+        ] = stance_shipped
+    settings[f"stance model alone (1-P(NEI) >= {stance_alone.threshold:.3f}, chosen on dev)"] = RelevanceSetting(
+        stance_alone.threshold, scorer="stance"
+    )
     tables: dict[str, dict[str, Scores]] = {}
     counts: dict[str, int] = {}
     for part, keep in (
@@ -253,13 +352,16 @@ def main() -> None:
             f"threshold (cos >= {thr.threshold:g}, chosen on training part)": score_selection(
                 sub, [[i for i, s in enumerate(e.cosines) if s >= thr.threshold] for e in sub]
             ),
+            f"threshold (cos >= {dev_thr.threshold:g}, chosen on the stance dev claims)": score_selection(
+                sub, [[i for i, s in enumerate(e.cosines) if s >= dev_thr.threshold] for e in sub]
+            ),
             "bio tagger (shipped)": score_tagged(sub, [tagged[k] for k in idx]),
         }
         rows.update({name: score_selection(sub, rel_select(s, idx)) for name, s in settings.items()})
         tables[part] = rows
 
     lat = (
-        latency({c.claim_id: c for c in eval_claims}, held_ex, eval_abstracts, args.latency_abstracts)
+        latency({c.claim_id: c for c in eval_claims}, held_ex, eval_abstracts, args.latency_abstracts, stance_shipped)
         if (args.latency_abstracts)
         else None
     )
@@ -279,6 +381,14 @@ def main() -> None:
         f"cos >= {fit.min_cosine:g} (F1 {fit.f1:.4f}; P {fit.precision:.4f}, R {fit.recall:.4f}); "
         f"cross-encoder alone >= {fit_alone.threshold:.3f} (F1 {fit_alone.f1:.4f}). The cross-encoder was "
         "trained on the training part's claims (abstract relevance), so these training figures are optimistic.",
+        "",
+        f"Chosen on the stance cross-encoder's dev claims ({len({a.claim_id for a in dev_scored})} of its 92 dev "
+        f"claims have evidence; {len(dev_scored)} abstracts, {len(dev_flat):,} sentences; the model trained on "
+        f"the other training-part claims, never on these): stance-relevance 1-P(NEI) + "
+        f"{stance_fit.cosine_weight:g} cos >= {stance_fit.threshold:.3f}, cos >= {stance_fit.min_cosine:g} "
+        f"(F1 {stance_fit.f1:.4f}; P {stance_fit.precision:.4f}, R {stance_fit.recall:.4f}); stance model alone "
+        f">= {stance_alone.threshold:.3f} (F1 {stance_alone.f1:.4f}); threshold {dev_thr.threshold:g} "
+        f"(F1 {dev_thr.f1:.4f}). Cosine weights tried for the stance score: {list(STANCE_COSINE_WEIGHTS)}.",
     ]
     if dev_check:
         parts += [
@@ -292,6 +402,7 @@ def main() -> None:
     for part, rows in tables.items():
         parts += ["", f"## {part[0].upper() + part[1:]} ({counts[part]} abstracts)", ""]
         parts.append(markdown_table(header, [prf_row(n, s) for n, s in rows.items()]))
+    timed = [n for n in ("threshold", "relevance", "stance-relevance") if lat and n in lat]
     if lat:
         parts += [
             "",
@@ -300,9 +411,16 @@ def main() -> None:
             "",
             markdown_table(
                 ["selector", "ms per pair", "p50 ms per abstract"],
-                [[n, lat[n]["ms_per_pair"], lat[n]["p50_ms_per_abstract"]] for n in ("threshold", "relevance")],
+                [[n, lat[n]["ms_per_pair"], lat[n]["p50_ms_per_abstract"]] for n in timed],
             ),
         ]
+        if "stance-relevance" in lat:
+            parts += [
+                "",
+                "The stance-relevance selector leaves its scores in the stance model's prediction cache: "
+                "`check --selector stance-relevance --stance cross` shares one model (and cache) between the "
+                "two steps, so the stance step reads the kept sentences back instead of scoring them again.",
+            ]
     parts += [
         "",
         f"Run: `python benchmarks/selection.py{' ' + ' '.join(sys.argv[1:]) if sys.argv[1:] else ''}` "
@@ -321,10 +439,28 @@ def main() -> None:
         "heldout_sentence_bio": short(main_rows, "bio"),
         "heldout_sentence_relevance": short(main_rows, "relevance"),
         "heldout_sentence_cross_encoder_alone": short(main_rows, "cross-encoder"),
+        "heldout_sentence_stance_alone": short(main_rows, "stance model alone"),
+    }
+    if stance_shipped is not None:
+        headline["heldout_sentence_stance_relevance"] = short(main_rows, "stance-relevance")
+    all_rows = tables["all cited abstracts"]
+    headline["heldout_all_cited_sentence"] = {
+        name: short(all_rows, prefix)
+        for name, prefix in (
+            ("threshold", "threshold"),
+            ("relevance", "relevance"),
+            ("stance_relevance", "stance-relevance"),
+        )
+        if any(k.startswith(prefix) for k in all_rows)
     }
     headline["training_part_sentence_f1"] = {"threshold": round(thr.f1, 4), "relevance": round(fit.f1, 4)}
+    headline["stance_dev_sentence_f1"] = {
+        "threshold": round(dev_thr.f1, 4),
+        "stance_relevance": round(stance_fit.f1, 4),
+        "stance_alone": round(stance_alone.f1, 4),
+    }
     if lat:
-        headline["ms_per_pair"] = {n: lat[n]["ms_per_pair"] for n in ("threshold", "relevance")}
+        headline["ms_per_pair"] = {n: lat[n]["ms_per_pair"] for n in timed}
     publish("selection", "\n".join(parts), headline)
 
 

@@ -40,7 +40,7 @@ from factscout.nn.encoding import CachedEncoder, SentenceEncoder
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Query, Ranking, Stance
 from factscout.report import Evidence, EvidenceSentence, Report, VerdictSummary, days_between
 from factscout.rerank.base import RERANKERS, Reranker, make_reranker
-from factscout.select.base import SELECTORS, Selector, default_encoder, make_selector
+from factscout.select.base import SELECTORS, Selector, default_encoder, make_selector, stance_model_of
 from factscout.verify.base import (
     RULE_TUNED_WITH,
     VERDICT_METHODS,
@@ -193,9 +193,10 @@ class Checker:
     @property
     def selector(self) -> Selector:
         if self._selector is None:
-            self._selector = make_selector(
-                self.settings.selector, encoder=self.encoder, threshold=self.settings.threshold
-            )
+            options: dict[str, Any] = {"encoder": self.encoder, "threshold": self.settings.threshold}
+            if stance_model_of(self.settings.selector) == self.settings.stance:
+                options["stance_model"] = self.stance  # one model and prediction cache for both steps
+            self._selector = make_selector(self.settings.selector, **options)
         return self._selector
 
     @property

@@ -62,5 +62,5 @@ class TestSelectorContract:
 
 
 def test_unknown_selector_lists_the_known_ones():
-    with pytest.raises(UnknownName, match="no selector 'regex'; known: bio, relevance, threshold"):
+    with pytest.raises(UnknownName, match="no selector 'regex'; known: bio, relevance, stance-relevance, threshold"):
         make_selector("regex")

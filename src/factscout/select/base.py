@@ -8,7 +8,9 @@ Selectors register a factory ``factory(encoder=None, **options) -> Selector`` wi
 :func:`register_selector` beside their implementation; ``encoder`` is the sentence encoder the
 check pipeline shares between its steps. A selector that reads a transformer's token states
 (``token_states=True``) gets the fp32 sentence-transformers model, the others the fastest
-encoder installed (:func:`default_encoder`).
+encoder installed (:func:`default_encoder`). A selector that scores with a stance model
+(``stance_model="cross"``) takes it as the option ``stance_model``, so the check pipeline can hand
+it the instance its stance step uses (one model, one prediction cache: :func:`stance_model_of`).
 """
 
 from __future__ import annotations
@@ -30,21 +32,33 @@ class Selector(Protocol):
 
 SELECTORS: Registry[Callable[..., Selector]] = Registry("selector")
 _TOKEN_STATES: set[str] = set()
+_STANCE_MODELS: dict[str, str] = {}
 
 F = TypeVar("F", bound=Callable[..., Selector])
 
 
-def register_selector(name: str, *, token_states: bool = False) -> Callable[[F], F]:
-    """Register a selector factory as ``name``; ``token_states``: it reads the encoder's model."""
+def register_selector(name: str, *, token_states: bool = False, stance_model: str | None = None) -> Callable[[F], F]:
+    """Register a selector factory as ``name``; ``token_states``: it reads the encoder's model;
+    ``stance_model``: the name (in ``STANCE_MODELS``) of the stance model it scores with, which its
+    factory then accepts as the option ``stance_model``."""
     add = SELECTORS.register(name)
 
     def register(factory: F) -> F:
         add(factory)
         if token_states:
             _TOKEN_STATES.add(name)
+        if stance_model is not None:
+            _STANCE_MODELS[name] = stance_model
         return factory
 
     return register
+
+
+def stance_model_of(name: str) -> str | None:
+    """The stance model selector ``name`` scores with (``None``: none), so a caller that also runs
+    that stance model can pass its instance as the selector's ``stance_model`` option."""
+    SELECTORS[name]  # an unknown name lists the known ones
+    return _STANCE_MODELS.get(name)
 
 
 def make_selector(name: str, *, encoder: SentenceEncoder | None = None, **options: Any) -> Selector:
@@ -67,4 +81,4 @@ def default_encoder(name: str) -> SentenceEncoder:
     return encoder
 
 
-__all__ = ["SELECTORS", "Selector", "default_encoder", "make_selector", "register_selector"]
+__all__ = ["SELECTORS", "Selector", "default_encoder", "make_selector", "register_selector", "stance_model_of"]

@@ -18,6 +18,12 @@ single sentences. A sentence is kept when
 the rationales of the training part of SciFact (the claims the BIO tagger trains on; never the
 held-out claims) by ``python benchmarks/selection.py --write-setting`` and stored in
 ``models/relevance.json``, which :func:`read_setting` checks and the ``relevance`` selector uses.
+
+The relevance score comes from a *scorer* (:class:`RelevanceScorer`), and a setting names the scorer
+it was chosen for (``scorer`` in the setting; a threshold on one scorer's scale means nothing on
+another's): ``"reranker"`` (above, the ``relevance`` selector) or ``"stance"``, the stance
+cross-encoder's ``1 - P(not enough info)`` (:mod:`factscout.select.stance_relevance`, the
+``stance-relevance`` selector, setting ``models/stance_relevance.json``).
 """
 
 from __future__ import annotations
@@ -25,9 +31,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -38,18 +44,24 @@ from factscout.select.base import register_selector
 SETTING_FILE = Path(__file__).parent / "models" / "relevance.json"
 FORMAT = "factscout-relevance-selector"
 FORMAT_VERSION = 1
+SCORERS = ("reranker", "stance")  # what a setting can be chosen for (see RelevanceScorer)
+_KEYS = {"threshold", "cosine_weight", "min_cosine", "scorer"}
 
 
 @dataclass(frozen=True, slots=True)
 class RelevanceSetting:
     """The selection rule's numbers: keep when ``relevance + cosine_weight * cos >= threshold``
-    and ``cos >= min_cosine``."""
+    and ``cos >= min_cosine``; ``scorer``: the relevance scorer the numbers were chosen for
+    (one of :data:`SCORERS`)."""
 
     threshold: float
     cosine_weight: float = 0.0
     min_cosine: float = -1.0
+    scorer: str = "reranker"
 
     def __post_init__(self) -> None:
+        if self.scorer not in SCORERS:
+            raise InputError(f"relevance setting scorer must be one of {', '.join(SCORERS)}, got {self.scorer!r}")
         for name in ("threshold", "cosine_weight", "min_cosine"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
@@ -71,8 +83,10 @@ class RelevanceSetting:
         return out
 
 
-def read_setting(path: str | Path | None = None) -> RelevanceSetting:
-    """The setting stored in ``path`` (default: the shipped ``models/relevance.json``)."""
+def read_setting(path: str | Path | None = None, *, scorer: str | None = None) -> RelevanceSetting:
+    """The setting stored in ``path`` (default: the shipped ``models/relevance.json``); with
+    ``scorer``, a setting chosen for another scorer is a :class:`BadModel` error. A file without
+    ``scorer`` in its setting was chosen for the re-ranker (the first format had only that one)."""
     file = Path(path) if path is not None else SETTING_FILE
     if not file.is_file():
         raise ModelNotFound(f"no relevance selector setting at {file}")
@@ -90,13 +104,16 @@ def read_setting(path: str | Path | None = None) -> RelevanceSetting:
     rule = data.get("setting")
     if not isinstance(rule, dict) or "threshold" not in rule:
         raise BadModel(f"{file}: 'setting' must be an object with at least 'threshold'")
-    unknown = sorted(set(rule) - {"threshold", "cosine_weight", "min_cosine"})
+    unknown = sorted(set(rule) - _KEYS)
     if unknown:
         raise BadModel(f"{file}: unknown keys in 'setting': {', '.join(unknown)}")
     try:
-        return RelevanceSetting(**rule)
+        setting = RelevanceSetting(**rule)
     except InputError as exc:
         raise BadModel(f"{file}: {exc}") from None
+    if scorer is not None and setting.scorer != scorer:
+        raise BadModel(f"{file}: a setting chosen for the {setting.scorer!r} scorer, not {scorer!r}")
+    return setting
 
 
 def write_setting(path: str | Path, setting: RelevanceSetting, info: Mapping[str, Any]) -> Path:
@@ -108,20 +125,26 @@ def write_setting(path: str | Path, setting: RelevanceSetting, info: Mapping[str
     return file
 
 
-class RelevanceSelector:
-    """Keep the sentences the cross-encoder finds relevant to the claim (see the module doc).
+@runtime_checkable
+class RelevanceScorer(Protocol):
+    """Scores how relevant each sentence is to its paired claim (higher: more relevant);
+    ``name`` is the :data:`SCORERS` entry a setting names."""
+
+    name: str
+
+    def relevance(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray: ...
+
+
+class RerankerRelevance:
+    """The cross-encoder re-ranker's score of (claim, sentence) (a logit-like number, unbounded).
 
     ``reranker``: a :class:`~factscout.rerank.cross_encoder.CrossEncoderReranker` (default: the
-    shipped one, loaded on first use); ``encoder``: the sentence encoder for the cosine term
-    (default: the offline MiniLM; not run when ``cosine_weight`` is 0 and ``min_cosine`` -1).
-    A kept sentence's ``score`` is its combined score.
-    """
+    shipped one, loaded on first use)."""
 
-    def __init__(self, setting: RelevanceSetting, *, reranker: Any = None, encoder: Any = None) -> None:
-        self.setting = setting
+    name = "reranker"
+
+    def __init__(self, reranker: Any = None) -> None:
         self._reranker = reranker
-        self._encoder = encoder
-        self._cosine: Any = None
 
     @property
     def reranker(self) -> Any:
@@ -131,12 +154,70 @@ class RelevanceSelector:
             self._reranker = CrossEncoderReranker.load()
         return self._reranker
 
+    def relevance(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray:
+        return np.asarray(self.reranker.score_pairs(list(claims), list(sentences)), dtype=np.float64)
+
+
+def make_scorer(name: str) -> RelevanceScorer:
+    """The relevance scorer ``name`` (one of :data:`SCORERS`), its model loaded on first use."""
+    if name == "reranker":
+        return RerankerRelevance()
+    if name == "stance":
+        from factscout.select.stance_relevance import StanceRelevance
+
+        return StanceRelevance()
+    raise InputError(f"no relevance scorer {name!r}; known: {', '.join(SCORERS)}")
+
+
+class RelevanceSelector:
+    """Keep the sentences a cross-encoder finds relevant to the claim (see the module doc).
+
+    ``scorer``: the :class:`RelevanceScorer` (default: the one ``setting.scorer`` names; a scorer
+    other than the one the setting was chosen for is an :class:`InputError`); ``reranker``: the
+    re-ranker of the default ``"reranker"`` scorer (default: the shipped one, loaded on first
+    use); ``encoder``: the sentence encoder for the cosine term (default: the offline MiniLM; not
+    run when ``cosine_weight`` is 0 and ``min_cosine`` -1). A kept sentence's ``score`` is its
+    combined score.
+    """
+
+    def __init__(
+        self,
+        setting: RelevanceSetting,
+        *,
+        scorer: RelevanceScorer | None = None,
+        reranker: Any = None,
+        encoder: Any = None,
+    ) -> None:
+        if scorer is not None and reranker is not None:
+            raise InputError("give a relevance scorer or a reranker, not both")
+        if reranker is not None:
+            scorer = RerankerRelevance(reranker)
+        if scorer is None:
+            scorer = make_scorer(setting.scorer)
+        if getattr(scorer, "name", None) != setting.scorer:
+            raise InputError(
+                f"the relevance setting was chosen for the {setting.scorer!r} scorer, "
+                f"not {getattr(scorer, 'name', type(scorer).__name__)!r}"
+            )
+        self.setting = setting
+        self.scorer = scorer
+        self._encoder = encoder
+        self._cosine: Any = None
+
+    @property
+    def reranker(self) -> Any:
+        """The re-ranker of a ``"reranker"`` scorer."""
+        reranker = getattr(self.scorer, "reranker", None)
+        if reranker is None:
+            raise InputError(f"this relevance selector scores with {self.setting.scorer!r}, not a reranker")
+        return reranker
+
     @property
     def uses_cosine(self) -> bool:
         return self.setting.cosine_weight != 0.0 or self.setting.min_cosine > -1.0
 
     def scores(self, claim_text: str, sentences: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(cross-encoder relevance, cosine) of each sentence to the claim; the cosine is zeros
+        """(scorer relevance, cosine) of each sentence to the claim; the cosine is zeros
         when the setting does not use it."""
         if not isinstance(claim_text, str) or not claim_text.strip():
             raise InputError(f"selection needs a non-empty claim text, got {claim_text!r}")
@@ -144,7 +225,7 @@ class RelevanceSelector:
             raise InputError("sentences must be a sequence of strings, not one string")
         if not sentences:
             return np.zeros(0), np.zeros(0)
-        relevance = np.asarray(self.reranker.score_pairs([claim_text] * len(sentences), list(sentences)))
+        relevance = np.asarray(self.scorer.relevance([claim_text] * len(sentences), list(sentences)))
         if not self.uses_cosine:
             return relevance.astype(np.float64), np.zeros(len(sentences))
         if self._cosine is None:
@@ -176,7 +257,7 @@ def _relevance_selector(
 ) -> RelevanceSelector:
     """``setting``: a setting file (``None``: the shipped ``models/relevance.json``);
     ``threshold``: overrides its cut on the combined score."""
-    chosen = read_setting(setting)
+    chosen = read_setting(setting, scorer="reranker")
     if threshold is not None:
-        chosen = RelevanceSetting(threshold, chosen.cosine_weight, chosen.min_cosine)
+        chosen = replace(chosen, threshold=threshold)
     return RelevanceSelector(chosen, encoder=encoder)
