@@ -167,7 +167,7 @@ def test_settings_are_validated():
         CheckSettings(depth=0)
     with pytest.raises(UnknownName, match="no verdict method 'vote'; known: classifier, learned, rule"):
         CheckSettings(verdict="vote")
-    with pytest.raises(UnknownName, match="no selector 'regex'; known: bio, relevance, threshold"):
+    with pytest.raises(UnknownName, match="no selector 'regex'; known: bio, relevance, stance-relevance, threshold"):
         CheckSettings(selector="regex")
     with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, head, nli"):
         CheckSettings(stance="bert")
