@@ -82,6 +82,25 @@ def scores(gold: Sequence[str], pred: Sequence[str]) -> dict[str, float]:
 COLUMNS = ["accuracy", "macro-F1", "weighted-F1", *[f"F1 {lab}" for lab in LABELS]]
 
 
+def macro_f1_ci(gold: Sequence[str], pred: Sequence[str], n: int = 1000, seed: int = 0) -> str:
+    """95% bootstrap interval of the macro-F1 (claims resampled with replacement)."""
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(seed)
+    g, p = np.asarray(gold), np.asarray(pred)
+    values = [
+        f1_score(g[idx], p[idx], labels=list(LABELS), average="macro", zero_division=0)
+        for idx in (rng.integers(0, len(g), len(g)) for _ in range(n))
+    ]
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return f"[{lo:.3f}, {hi:.3f}]"
+
+
+def row_of(name: str, k: object, gold: Sequence[str], pred: Sequence[str]) -> list[object]:
+    s = scores(gold, pred)
+    return [name, k, *[s[c] for c in COLUMNS[:2]], macro_f1_ci(gold, pred), *[s[c] for c in COLUMNS[2:]]]
+
+
 def claim_only(train: Sequence[Claim], test: Sequence[Claim], encoder: Any) -> list[str]:
     from sklearn.linear_model import LogisticRegression
 
@@ -110,6 +129,11 @@ def main() -> None:
     parser.add_argument("--latency-only", action="store_true", help="only the latency table")
     parser.add_argument("--limit", type=int, default=0, help="evaluate only the first N claims (smoke runs)")
     parser.add_argument("--no-cross", action="store_true", help="skip the stance cross-encoder rows")
+    parser.add_argument(
+        "--selectors",
+        default="stance-relevance",
+        help="selectors scored besides threshold in the cross-encoder rows (comma-separated)",
+    )
     parser.add_argument(
         "--latency-stance", default="head,cross", help="stance models timed besides the default (comma-separated)"
     )
@@ -144,13 +168,19 @@ def main() -> None:
 
     rows: list[list[object]] = []
     headline: dict[str, object] = {"benchmark": "verdict", "eval": name, "retriever": args.retriever}
+
+    def add(name: str, k: object, preds: Sequence[str], key: str) -> None:
+        rows.append(row_of(name, k, gold, preds))
+        headline[key] = round(scores(gold, preds)["macro-F1"], 4)
+
     majority = Counter(gold_label(c) for c in train).most_common(1)[0][0]
-    s = scores(gold, [majority] * len(test))
-    rows.append([f"majority class ({majority})", "-", *[s[c] for c in COLUMNS]])
-    headline["majority_macro_f1"] = round(s["macro-F1"], 4)
-    s = scores(gold, claim_only(train, test, encoder.encoder))
-    rows.append(["claim only (logistic regression on the claim embedding)", "-", *[s[c] for c in COLUMNS]])
-    headline["claim_only_macro_f1"] = round(s["macro-F1"], 4)
+    add(f"majority class ({majority})", "-", [majority] * len(test), "majority_macro_f1")
+    add(
+        "claim only (logistic regression on the claim embedding)",
+        "-",
+        claim_only(train, test, encoder.encoder),
+        "claim_only_macro_f1",
+    )
 
     t = time.perf_counter()
     checker = Checker(
@@ -159,31 +189,33 @@ def main() -> None:
     found = checker.retrieve(test)
     for k in KS:
         preds = [r.verdict.label for r in checker.judge_many(test, found, passages=k)]
-        s = scores(gold, preds)
-        rows.append(
-            [
-                f"factscout check ({args.planner}, {args.retriever}, {args.fusion}), stance head",
-                k,
-                *[s[c] for c in COLUMNS],
-            ]
+        add(
+            f"factscout check ({args.planner}, {args.retriever}, {args.fusion}), stance head",
+            k,
+            preds,
+            f"check_k{k}_macro_f1",
         )
-        headline[f"check_k{k}_macro_f1"] = round(s["macro-F1"], 4)
     check_s = time.perf_counter() - t
     checkers = {"head": checker}
 
     if not args.no_cross:
         t = time.perf_counter()
-        cross = Checker(
-            retriever,
-            CheckSettings(planner=args.planner, fusion=args.fusion, stance="cross"),
-            encoder=encoder,
-        )
-        checkers["cross"] = cross
-        for k in KS:
-            preds = [r.verdict.label for r in cross.judge_many(test, found, passages=k)]
-            s = scores(gold, preds)
-            rows.append(["factscout check, stance cross-encoder (the default)", k, *[s[c] for c in COLUMNS]])
-            headline[f"check_cross_k{k}_macro_f1"] = round(s["macro-F1"], 4)
+        variants = [("threshold", "cross")] + [
+            (sel, f"cross_{sel.replace('-', '_')}") for sel in args.selectors.split(",") if sel.strip()
+        ]
+        for selector, key in variants:
+            cross = Checker(
+                retriever,
+                CheckSettings(planner=args.planner, fusion=args.fusion, stance="cross", selector=selector),
+                encoder=encoder,
+            )
+            checkers.setdefault("cross", cross)
+            what = "stance cross-encoder (the default)" + (
+                "" if selector == "threshold" else f", `--selector {selector}`"
+            )
+            for k in KS:
+                preds = [r.verdict.label for r in cross.judge_many(test, found, passages=k)]
+                add(f"factscout check, {what}", k, preds, f"check_{key}_k{k}_macro_f1")
         cross_s = time.perf_counter() - t
 
     if not args.eval_claims:
@@ -193,15 +225,18 @@ def main() -> None:
                 cited = [str(d) for d in c.meta.get("cited_doc_ids", [])]
                 ranking = Ranking.from_scores(c.claim_id, {d: 1.0 for d in cited})
                 preds.append(chk.judge(c, ranking).verdict.label)
-            s = scores(gold, preds)
             what = "stance head" if kind == "head" else "stance cross-encoder"
-            rows.append([f"{what} + rule on the gold cited abstracts (upper bound)", "all", *[s[c] for c in COLUMNS]])
-            headline[f"gold_evidence_{kind}_macro_f1"] = round(s["macro-F1"], 4)
+            add(
+                f"{what} + rule on the gold cited abstracts (upper bound)",
+                "all",
+                preds,
+                f"gold_evidence_{kind}_macro_f1",
+            )
 
     text = [
         f"### Verdict quality ({name}: {len(test)} claims, {dict(Counter(gold))})",
         "",
-        markdown_table(["system", "passages read", *COLUMNS], rows),
+        markdown_table(["system", "passages read", *COLUMNS[:2], "macro-F1 95% CI", *COLUMNS[2:]], rows),
         "",
         f"Index ({args.retriever}, {len(corpus)} passages) built in {build_s:.0f} s; checking all k took {check_s:.0f} s "
         + (f"(the cross-encoder rows {cross_s:.0f} s more) " if not args.no_cross else "")
