@@ -71,7 +71,7 @@ def test_round_trip_with_a_local_nli_model(pairs_file, tmp_path):
         (["--stance", "bert"], "no stance model 'bert'; known: cross, head, nli"),
         (["--stance", "nli"], "stance model 'nli' needs an argument: nli:<...>"),
         (["--stance", "head:big"], "stance model 'head' takes no ':' argument"),
-        (["--device", "cuda"], "stance model 'head' runs on the CPU only"),
+        (["--stance", "head", "--device", "cuda"], "stance model 'head' runs on the CPU only"),
         (["--stance", "nli:x", "--device", "gpu"], "device must be one of cpu, cuda, mps"),
         (["--stance", "cross", "--device", "cuda:x"], "device must be one of cpu, cuda, mps"),
     ],

@@ -8,7 +8,7 @@ import pytest
 from factscout.errors import UnknownName
 from factscout.training.base import TRAINERS, Trainer
 
-NAMES = ["classifier", "dense", "qgen", "rerank", "rewrite", "selector", "stance", "stance-cross"]
+NAMES = ["classifier", "dense", "qgen", "rerank", "rewrite", "selector", "stance", "stance-cross", "verdict-aggregator"]
 
 
 def test_registry_holds_every_trainer():
