@@ -17,10 +17,16 @@ from factscout.rewrite.io import BASELINES, shipped_policies
 # signature so the two commands cannot drift apart; CheckSettings validates the names.
 _CHECK_OPTIONS = typing.get_type_hints(_check_command, include_extras=True)
 _CHECK_DEFAULTS = {name: p.default for name, p in inspect.signature(_check_command).parameters.items()}
-StanceOption = _CHECK_OPTIONS["stance"]
-VerdictOption = _CHECK_OPTIONS["verdict"]
-RerankOption = _CHECK_OPTIONS["rerank"]
-SelectorOption = _CHECK_OPTIONS["selector"]
+if typing.TYPE_CHECKING:  # the value types; typer reads the options below
+    StanceOption: typing.TypeAlias = str
+    VerdictOption: typing.TypeAlias = str
+    RerankOption: typing.TypeAlias = bool
+    SelectorOption: typing.TypeAlias = str
+else:
+    StanceOption = _CHECK_OPTIONS["stance"]
+    VerdictOption = _CHECK_OPTIONS["verdict"]
+    RerankOption = _CHECK_OPTIONS["rerank"]
+    SelectorOption = _CHECK_OPTIONS["selector"]
 
 
 @friendly

@@ -8,7 +8,7 @@ import json
 import os
 import tempfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -25,7 +25,7 @@ def open_text(path: str | os.PathLike[str]) -> IO[str]:
     return p.open(encoding="utf-8")
 
 
-def read_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+def read_lines(path: str | os.PathLike[str]) -> Generator[tuple[int, str], None, None]:
     """Yield ``(line_number, line)`` of a UTF-8 text file (``*.gz`` gunzipped), lines split as
     text mode splits them (``\\n``, ``\\r\\n`` or ``\\r``, each given back as ``\\n``). A line that
     is not UTF-8, and a corrupt or truncated gzip file, are an InputError naming the file (and line)."""
