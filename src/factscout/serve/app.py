@@ -8,9 +8,14 @@
   are loaded, the rewrite policy's suggested trace); ``GET /v1/health``; ``GET /openapi.json``.
 * ``GET /`` the page; ``GET /?claim=...&date=...`` renders that claim's report (a shareable link).
 
-Bad input is a 4xx JSON body ``{"error": message, "details": [...]}`` (422 for a field that
-fails validation, 400 for malformed JSON, 401 without the bearer token when one is set, 413
-for a body over 64 kB); a full wait queue is a 503 with ``Retry-After``. The page is rendered
+Every endpoint declares its response model (:mod:`factscout.serve.responses`), so
+``/openapi.json`` describes the bodies clients receive; the handlers still send the core's own
+dictionaries unchanged. Text fields are checked and normalised by the request schemas
+(:mod:`factscout.serve.schemas`: no lone surrogates or control characters, NFC, not empty once
+invisible characters are trimmed). Bad input is a 4xx JSON body ``{"error": message, "details":
+[...]}`` (``ErrorResponse``; 422 for a field that fails validation, 400 for malformed JSON, 401
+without the bearer token when one is set, 413 for a body over 64 kB); a full wait queue is a 503
+with ``Retry-After``. The page is rendered
 by Jinja2 with autoescaping on, and every response carries a Content-Security-Policy that
 allows only the app's own scripts (no inline script), so passage text can never run as code.
 """
