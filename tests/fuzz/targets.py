@@ -15,9 +15,11 @@ values, numbers such as ``inf``, ``nan``, ``1e400``), and raw bytes for the file
 
 from __future__ import annotations
 
+import atexit
 import functools
 import gzip
 import json
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -146,6 +148,7 @@ CONTENT = st.one_of(TEXT_FILE, TEXT_FILE.map(gzip.compress), st.binary(max_size=
 FILE = st.tuples(CONTENT, st.lists(st.integers(min_value=0, max_value=400), max_size=4), st.sampled_from(SUFFIXES))
 
 _SCRATCH = Path(tempfile.mkdtemp(prefix="factscout-fuzz-"))
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
 
 
 def _read_corpus(path: Path) -> Any:

@@ -72,7 +72,7 @@ def test_json_nested_too_deeply(tmp_path):
     """json.loads raises RecursionError (not JSONDecodeError) on deep nesting."""
     path = tmp_path / "deep.jsonl"
     path.write_text("[" * 100_000 + "\n")
-    with pytest.raises(InputError, match="deep.jsonl:1: JSON nested too deeply"):
+    with pytest.raises(InputError, match=r"deep\.jsonl:1: JSON nested too deeply"):
         list(read_jsonl(path))
 
 
