@@ -30,7 +30,8 @@ OPTIONS = {
     "trajectories": "--claims --depth --index --negatives --out --qrels --ray --reward --seed --top-n --workers",
     "rewrite": "--claim-id --claims --index --max-steps --out --policy --qrels --reward --seed claim",
     "demo": "--claims --dataset --index --k --planner --retriever",
-    "serve": "--host --index --max-pending --passages --planner --policy --port --qrels --threads --token",
+    "serve": "--host --index --max-pending --passages --planner --policy --port --qrels --rerank --selector --stance --threads "
+    "--token --verdict",
     "collect": "--allow-host --base-url --claims --distractors --drift-from --exclude-domain --host-interval "
     "--min-interval --no-crawl --no-mmr --out --planner --provider --replay --results --threshold",
 }

@@ -2,13 +2,31 @@
 
 from __future__ import annotations
 
+import inspect
+import typing
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from factscout.cli.check import check as _check_command
 from factscout.cli.common import err, friendly, one_of, quiet_libraries
 from factscout.rewrite.io import BASELINES, shipped_policies
+
+# The check settings are `factscout check`'s own options (name, help, default), read from its
+# signature so the two commands cannot drift apart; CheckSettings validates the names.
+_CHECK_OPTIONS = typing.get_type_hints(_check_command, include_extras=True)
+_CHECK_DEFAULTS = {name: p.default for name, p in inspect.signature(_check_command).parameters.items()}
+if typing.TYPE_CHECKING:  # the value types; typer reads the options below
+    StanceOption: typing.TypeAlias = str
+    VerdictOption: typing.TypeAlias = str
+    RerankOption: typing.TypeAlias = bool
+    SelectorOption: typing.TypeAlias = str
+else:
+    StanceOption = _CHECK_OPTIONS["stance"]
+    VerdictOption = _CHECK_OPTIONS["verdict"]
+    RerankOption = _CHECK_OPTIONS["rerank"]
+    SelectorOption = _CHECK_OPTIONS["selector"]
 
 
 @friendly
@@ -33,8 +51,14 @@ def serve(
     threads: Annotated[
         int, typer.Option(help="threads per model call (torch, ONNX Runtime); 1 is fastest on a busy machine")
     ] = 1,
+    stance: StanceOption = _CHECK_DEFAULTS["stance"],
+    verdict: VerdictOption = _CHECK_DEFAULTS["verdict"],
+    rerank: RerankOption = _CHECK_DEFAULTS["rerank"],
+    selector: SelectorOption = _CHECK_DEFAULTS["selector"],
 ) -> None:
-    """Serve the HTTP API (/v1/check, /v1/search, /v1/plan, /v1/rewrite) and the web page."""
+    """Serve the HTTP API (/v1/check, /v1/search, /v1/plan, /v1/rewrite) and the web page.
+
+    The check settings (--stance, --verdict, --rerank, --selector) are those of `factscout check`."""
     quiet_libraries()
     from factscout.check import Checker, CheckSettings
     from factscout.formats.trec import read_qrels
@@ -49,9 +73,12 @@ def serve(
         raise MissingDependency("factscout serve needs uvicorn: pip install 'factscout[serve]'") from None
     from factscout.retrieve.index import read_manifest
 
+    settings = CheckSettings(  # unknown names are reported (with the known ones) before anything loads
+        planner=planner, passages=passages, stance=stance, verdict=verdict, rerank=rerank, selector=selector
+    )
     read_manifest(index)  # a missing or broken index is reported before any model loads
     encoder = model_threads(threads)
-    checker = Checker.from_index(index, CheckSettings(planner=planner, passages=passages), encoder=encoder)
+    checker = Checker.from_index(index, settings, encoder=encoder)
     judgements = read_qrels(qrels) if qrels else None
     web = create_app(checker, token=token, policy=policy, qrels=judgements, max_pending=max_pending)
     err.print(f"factscout serving {index} on http://{host}:{port}/ (API under /v1, schema at /openapi.json)")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from factscout.dates import parse_date
 from factscout.errors import InputError
-from factscout.formats.jsonl import open_text, read_jsonl, write_atomic, write_jsonl
+from factscout.formats.jsonl import read_jsonl, read_lines, write_atomic, write_jsonl
 from factscout.records import Claim, Passage, Query
 
 Qrels = dict[str, dict[str, int]]
@@ -132,19 +132,22 @@ def write_queries(path: str | os.PathLike[str], queries: Iterable[Query]) -> Non
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read a BEIR qrels TSV (``query-id corpus-id score`` with a header line)."""
     qrels: Qrels = {}
-    with open_text(path) as f:
-        for lineno, line in enumerate(f, start=1):
-            parts = line.rstrip("\n").split("\t")
-            if not line.strip() or (lineno == 1 and parts[0] == "query-id"):
-                continue
-            if len(parts) != 3:
-                raise InputError(f"{path}:{lineno}: expected 3 tab-separated fields, got {len(parts)}")
-            try:
-                rel = int(float(parts[2]))
-            except ValueError:
-                raise InputError(f"{path}:{lineno}: relevance {parts[2]!r} is not a number") from None
-            qrels.setdefault(parts[0], {})[parts[1]] = rel
+    for lineno, line in read_lines(path):
+        parts = line.rstrip("\n").split("\t")
+        if not line.strip() or (lineno == 1 and parts[0] == "query-id"):
+            continue
+        if len(parts) != 3:
+            raise InputError(f"{path}:{lineno}: expected 3 tab-separated fields, got {len(parts)}")
+        qrels.setdefault(parts[0], {})[parts[1]] = relevance(parts[2], path, lineno)
     return qrels
+
+
+def relevance(text: str, path: object, lineno: int) -> int:
+    """A qrels relevance grade: a finite number, kept as an int (``1.0`` -> 1)."""
+    try:
+        return int(float(text))
+    except (ValueError, OverflowError):  # "x", "nan"; "inf", "1e400"
+        raise InputError(f"{path}:{lineno}: relevance {text!r} is not a finite number") from None
 
 
 def write_qrels(path: str | os.PathLike[str], qrels: Qrels) -> None:

@@ -7,7 +7,8 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+import zlib
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -24,19 +25,47 @@ def open_text(path: str | os.PathLike[str]) -> IO[str]:
     return p.open(encoding="utf-8")
 
 
+def read_lines(path: str | os.PathLike[str]) -> Generator[tuple[int, str], None, None]:
+    """Yield ``(line_number, line)`` of a UTF-8 text file (``*.gz`` gunzipped), lines split as
+    text mode splits them (``\\n``, ``\\r\\n`` or ``\\r``, each given back as ``\\n``). A line that
+    is not UTF-8, and a corrupt or truncated gzip file, are an InputError naming the file (and line)."""
+    p = Path(path)
+    if not p.is_file():
+        raise DataNotFound(f"no such file: {p}")
+    lineno = 0
+    with gzip.open(p, "rb") if p.suffix == ".gz" else p.open("rb") as f:
+        try:
+            for raw in f:
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise InputError(
+                        f"{path}:{lineno + 1}: not UTF-8 text ({exc.reason} at byte {exc.start + 1} of the line)"
+                    ) from None
+                pieces = text.replace("\r\n", "\n").split("\r")
+                for i, piece in enumerate(pieces):
+                    line = piece + "\n" if i < len(pieces) - 1 else piece
+                    if line:
+                        lineno += 1
+                        yield lineno, line
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise InputError(f"{path}: not a readable gzip file ({exc or type(exc).__name__})") from None
+
+
 def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line_number, object)`` for each non-blank line; bad JSON names its line."""
-    with open_text(path) as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{lineno}: malformed JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise InputError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
-            yield lineno, row
+    for lineno, line in read_lines(path):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{lineno}: malformed JSON ({exc.msg})") from None
+        except RecursionError:
+            raise InputError(f"{path}:{lineno}: JSON nested too deeply") from None
+        if not isinstance(row, dict):
+            raise InputError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
+        yield lineno, row
 
 
 def write_atomic(path: str | os.PathLike[str], lines: Iterable[str]) -> None:

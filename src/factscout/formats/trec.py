@@ -6,9 +6,9 @@ import os
 from collections.abc import Iterable
 
 from factscout.errors import InputError
-from factscout.formats.beir import Qrels
+from factscout.formats.beir import Qrels, relevance
 from factscout.formats.beir import read_qrels as read_beir_qrels
-from factscout.formats.jsonl import open_text, write_atomic
+from factscout.formats.jsonl import read_lines, write_atomic
 from factscout.records import Hit, Ranking
 
 
@@ -22,39 +22,35 @@ def write_run(path: str | os.PathLike[str], rankings: Iterable[Ranking], tag: st
 def read_run(path: str | os.PathLike[str]) -> list[Ranking]:
     """Read a TREC run; rankings come back in file order of their first appearance."""
     hits: dict[str, list[Hit]] = {}
-    with open_text(path) as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            parts = line.split()
-            if len(parts) != 6:
-                raise InputError(f"{path}:{lineno}: expected 6 fields 'qid Q0 docid rank score tag', got {len(parts)}")
-            try:
-                hit = Hit(parts[2], float(parts[4]), int(parts[3]))
-            except ValueError:
-                raise InputError(f"{path}:{lineno}: rank/score not numeric in {line.strip()!r}") from None
-            hits.setdefault(parts[0], []).append(hit)
+    for lineno, line in read_lines(path):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 6:
+            raise InputError(f"{path}:{lineno}: expected 6 fields 'qid Q0 docid rank score tag', got {len(parts)}")
+        try:
+            hit = Hit(parts[2], float(parts[4]), int(parts[3]))
+        except ValueError:
+            raise InputError(f"{path}:{lineno}: rank/score not numeric in {line.strip()!r}") from None
+        hits.setdefault(parts[0], []).append(hit)
     return [Ranking(qid, tuple(h)) for qid, h in hits.items()]
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read qrels in TREC (4 columns) or BEIR (3 columns, tab-separated) form."""
-    with open_text(path) as f:
-        first = next((line for line in f if line.strip()), "")
+    lines = read_lines(path)
+    first = next((line for _, line in lines if line.strip()), "")
+    lines.close()
     if len(first.split()) != 4:
         return read_beir_qrels(path)
     qrels: Qrels = {}
-    with open_text(path) as f:
-        for lineno, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            parts = line.split()
-            if len(parts) != 4:
-                raise InputError(f"{path}:{lineno}: expected 4 fields 'qid iter docid rel', got {len(parts)}")
-            try:
-                qrels.setdefault(parts[0], {})[parts[2]] = int(float(parts[3]))
-            except ValueError:
-                raise InputError(f"{path}:{lineno}: relevance {parts[3]!r} is not a number") from None
+    for lineno, line in read_lines(path):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 4:
+            raise InputError(f"{path}:{lineno}: expected 4 fields 'qid iter docid rel', got {len(parts)}")
+        qrels.setdefault(parts[0], {})[parts[2]] = relevance(parts[3], path, lineno)
     return qrels
 
 

@@ -41,6 +41,7 @@ present (VBZ, VBP) has no tense action.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -289,6 +290,9 @@ def _match_case(original: str, new: str) -> str:
 # ---------------------------------------------------------------- parsing
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 @lru_cache(maxsize=65536)
 def _parse_cached(text: str, model: str) -> ParsedQuery:
     doc = load_nlp(model)(text)
@@ -304,6 +308,8 @@ def parse(text: str, *, model: str = DEFAULT_SPACY_MODEL) -> ParsedQuery:
     """Tokenise and tag ``text`` with spaCy (results cached per text)."""
     if not isinstance(text, str) or not text.strip():
         raise InputError(f"cannot parse an empty query: {text!r}")
+    if _SURROGATE.search(text):  # spaCy encodes tokens to UTF-8, which has no lone surrogates
+        raise InputError(f"cannot parse a query with a lone surrogate (not valid Unicode text): {text!r}")
     return _parse_cached(text, model)
 
 

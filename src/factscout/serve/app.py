@@ -8,9 +8,14 @@
   are loaded, the rewrite policy's suggested trace); ``GET /v1/health``; ``GET /openapi.json``.
 * ``GET /`` the page; ``GET /?claim=...&date=...`` renders that claim's report (a shareable link).
 
-Bad input is a 4xx JSON body ``{"error": message, "details": [...]}`` (422 for a field that
-fails validation, 400 for malformed JSON, 401 without the bearer token when one is set, 413
-for a body over 64 kB); a full wait queue is a 503 with ``Retry-After``. The page is rendered
+Every endpoint declares its response model (:mod:`factscout.serve.responses`), so
+``/openapi.json`` describes the bodies clients receive; the handlers still send the core's own
+dictionaries unchanged. Text fields are checked and normalised by the request schemas
+(:mod:`factscout.serve.schemas`: no lone surrogates or control characters, NFC, not empty once
+invisible characters are trimmed). Bad input is a 4xx JSON body ``{"error": message, "details":
+[...]}`` (``ErrorResponse``; 422 for a field that fails validation, 400 for malformed JSON, 401
+without the bearer token when one is set, 413 for a body over 64 kB); a full wait queue is a 503
+with ``Retry-After``. The page is rendered
 by Jinja2 with autoescaping on, and every response carries a Content-Security-Policy that
 allows only the app's own scripts (no inline script), so passage text can never run as code.
 """
@@ -37,6 +42,14 @@ from factscout.check import Checker
 from factscout.errors import FactscoutError, InputError, MissingDependency, UnknownName
 from factscout.records import Claim
 from factscout.serve.page import evidence_view, timeline_view
+from factscout.serve.responses import (
+    ERRORS,
+    CheckReport,
+    HealthResponse,
+    PlanResponse,
+    RewriteResponse,
+    SearchResponse,
+)
 from factscout.serve.runner import CoreRunner, Saturated
 from factscout.serve.schemas import CheckRequest, PlanRequest, RewriteRequest, SearchRequest
 from factscout.serve.service import CheckJob, RewriteJob, SearchJob, Service
@@ -189,21 +202,23 @@ def create_app(
 
     # ------------------------------------------------------------ API
 
-    @app.get("/v1/health")
-    async def health() -> dict[str, Any]:
+    @app.get("/v1/health", response_model=HealthResponse)
+    async def health() -> JSONResponse:
         """Liveness and what is loaded; queue figures."""
         s = runner.stats
-        return {
-            "status": "ok",
-            **service.info(),
-            "pending": runner.pending,
-            "max_pending": runner.max_pending,
-            "done": s.done,
-            "rejected": s.rejected,
-            "largest_batch": s.largest_batch,
-        }
+        return JSONResponse(
+            {
+                "status": "ok",
+                **service.info(),
+                "pending": runner.pending,
+                "max_pending": runner.max_pending,
+                "done": s.done,
+                "rejected": s.rejected,
+                "largest_batch": s.largest_batch,
+            }
+        )
 
-    @app.post("/v1/check", dependencies=[Depends(authorised)])
+    @app.post("/v1/check", dependencies=[Depends(authorised)], response_model=CheckReport, responses=ERRORS)
     async def check(body: CheckRequest) -> JSONResponse:
         """Plan, retrieve, fuse, select evidence sentences, classify stance and judge one claim."""
         job = CheckJob(
@@ -214,27 +229,27 @@ def create_app(
         )
         return JSONResponse(result)
 
-    @app.post("/v1/search", dependencies=[Depends(authorised)])
+    @app.post("/v1/search", dependencies=[Depends(authorised)], response_model=SearchResponse, responses=ERRORS)
     async def search(body: SearchRequest) -> JSONResponse:
         """The top k passages for one query (published before ``date`` when given)."""
         job = SearchJob(body.query, body.k, body.date)
         result: dict[str, Any] = await runner.submit("search", job, group=(job.k, job.date))
         return JSONResponse(result)  # already plain JSON types: skip FastAPI's recursive encoder
 
-    @app.post("/v1/plan", dependencies=[Depends(authorised)])
-    async def plan(body: PlanRequest) -> dict[str, Any]:
+    @app.post("/v1/plan", dependencies=[Depends(authorised)], response_model=PlanResponse, responses=ERRORS)
+    async def plan(body: PlanRequest) -> JSONResponse:
         """The search queries a planner makes for a claim (the claim itself first)."""
         claim = Claim(body.claim_id or f"c{next(ids)}", body.claim, body.date)
         name = planner_name(body.planner)
         result: dict[str, Any] = await runner.run(lambda: service.plan(claim, name))
-        return result
+        return JSONResponse(result)
 
-    @app.post("/v1/rewrite", dependencies=[Depends(authorised)])
-    async def rewrite(body: RewriteRequest) -> dict[str, Any]:
+    @app.post("/v1/rewrite", dependencies=[Depends(authorised)], response_model=RewriteResponse, responses=ERRORS)
+    async def rewrite(body: RewriteRequest) -> JSONResponse:
         """Apply one edit action (Kazemi et al.) to a query and search it; valid edits per token."""
         job = RewriteJob(body.query, body.action, body.claim_id, body.k, body.suggest)
         result: dict[str, Any] = await runner.run(lambda: service.rewrite(job))
-        return result
+        return JSONResponse(result)
 
     # ------------------------------------------------------------ the page
 
@@ -284,11 +299,21 @@ def create_app(
 
 
 def _detail(error: Any) -> dict[str, str]:
-    loc = [str(p) for p in error.get("loc", ()) if p not in ("body", "query")]
-    message = str(error.get("msg", "invalid"))
+    loc = list(error.get("loc", ()))
+    if loc and loc[0] in ("body", "query", "path", "header"):  # where the field was, not its name
+        loc = loc[1:]
+    loc = [_printable(str(p)) for p in loc]
+    message = _printable(str(error.get("msg", "invalid")))
     message = message.removeprefix("Value error, ")
     return {"field": ".".join(loc) or "body", "message": message}
 
 
+def _printable(text: str) -> str:
+    """``text`` with lone surrogates written as ``\\udXXX``: an error that quotes a client's field
+    name or value must still encode as UTF-8 (else the error answer itself would fail with a 500)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _error(status: int, message: str, *, headers: Any = None, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": message, "status": status, **extra}, status_code=status, headers=headers)
+    body = {"error": _printable(message), "status": status, **extra}
+    return JSONResponse(body, status_code=status, headers=headers)

@@ -1,17 +1,39 @@
 """Request bodies of the HTTP API (pydantic): validated at the boundary, with messages that
 name the field and the accepted values. Responses are the core's own dictionaries
-(``Report.to_dict()`` is the ``factscout-report/1`` layout), documented in the OpenAPI schema."""
+(``Report.to_dict()`` is the ``factscout-report/1`` layout), described for the OpenAPI schema by
+the models in :mod:`factscout.serve.responses`.
+
+Every free-text field (``claim``, ``query``, ``planner``) goes through :func:`clean_text`:
+
+* refused with a 422 naming the field: a lone surrogate (``"\\ud800"``, which JSON can carry but
+  UTF-8 cannot), and a control character other than tab, line feed and carriage return;
+* normalised: Unicode NFC (a composed and a decomposed ``é`` are the same claim, so they give the
+  same tokens and the same report), then whitespace and invisible characters (zero-width
+  spaces, joiners, byte-order marks, bidi marks, soft hyphens, combining marks on nothing,
+  Hangul fillers) are stripped from both ends;
+* refused as empty when nothing visible is left: a claim of only a zero-width space is empty.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+import re
+import unicodedata
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 MAX_CLAIM_CHARS = 2_000
 MAX_SEARCH_K = 100
 MAX_EDITOR_K = 20
+MAX_NAME_CHARS = 200
+# A lone surrogate, or a C0/C1 control character other than tab, line feed and carriage return.
+_FORBIDDEN = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Characters that draw nothing: whitespace aside, the format characters (zero-width space and
+# joiners, BOM, bidi marks, soft hyphen, word joiner...), combining marks with nothing to combine
+# with, and the blank "letters" (Hangul fillers, braille blank).
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Zs", "Zl", "Zp"})
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _ID_PATTERN = r"^[A-Za-z0-9_.:#-]{1,64}$"
 
 
@@ -29,14 +51,46 @@ def parse_iso_day(value: Any) -> dt.date | None:
         raise ValueError(f"must be an ISO date YYYY-MM-DD, got {value!r}") from None
 
 
-def clean_claim(value: Any) -> str:
-    """A claim or query text: 1 to 2,000 characters after stripping surrounding whitespace."""
+def _invisible(ch: str) -> bool:
+    return ch.isspace() or ch in _BLANK_LETTERS or unicodedata.category(ch) in _INVISIBLE_CATEGORIES
+
+
+def clean_text(value: Any, max_chars: int = MAX_CLAIM_CHARS) -> str:
+    """A text field: refuse lone surrogates and control characters (other than tab, line feed,
+    carriage return), normalise to NFC, strip whitespace and invisible characters from both ends;
+    1 to ``max_chars`` characters must be left. Errors are ``ValueError`` naming the character."""
     if not isinstance(value, str):
         raise ValueError("must be a string")
-    text = value.strip()
-    if not 1 <= len(text) <= MAX_CLAIM_CHARS:
-        raise ValueError(f"must be 1 to {MAX_CLAIM_CHARS} characters (got {len(text)} after stripping whitespace)")
+    if bad := _FORBIDDEN.search(value):
+        ch = bad.group()
+        what = "a lone surrogate" if "\ud800" <= ch <= "\udfff" else "the control character"
+        raise ValueError(f"contains {what} U+{ord(ch):04X} at character {bad.start()}: send valid Unicode text")
+    text = unicodedata.normalize("NFC", value)
+    start, end = 0, len(text)
+    while start < end and _invisible(text[start]):
+        start += 1
+    while end > start and _invisible(text[end - 1]):
+        end -= 1
+    if start == end:
+        raise ValueError(f"must be 1 to {max_chars} characters: it is empty (only whitespace or invisible characters)")
+    text = text[start:end]
+    if len(text) > max_chars:
+        raise ValueError(f"must be 1 to {max_chars} characters (got {len(text)} after stripping whitespace)")
     return text
+
+
+def clean_claim(value: Any) -> str:
+    """A claim or query text: :func:`clean_text` with at most 2,000 characters."""
+    return clean_text(value, MAX_CLAIM_CHARS)
+
+
+def clean_name(value: Any) -> str | None:
+    """A component name (``planner``): ``None``, or :func:`clean_text` with at most 200 characters."""
+    return None if value is None else clean_text(value, MAX_NAME_CHARS)
+
+
+Text = Annotated[str, BeforeValidator(clean_claim)]
+Name = Annotated[str | None, BeforeValidator(clean_name)]
 
 
 class _Request(BaseModel):
@@ -44,18 +98,18 @@ class _Request(BaseModel):
 
 
 class ClaimFields(_Request):
-    claim: str = Field(description="the claim, 1 to 2,000 characters", examples=["Vitamin D prevents falls."])
+    claim: Text = Field(
+        min_length=1,
+        max_length=MAX_CLAIM_CHARS,
+        description="the claim, 1 to 2,000 characters (NFC, trimmed)",
+        examples=["Vitamin D prevents falls."],
+    )
     date: dt.date | None = Field(
         default=None, description="the claim's date (YYYY-MM-DD): evidence must predate it", examples=["2019-06-01"]
     )
     claim_id: str | None = Field(
         default=None, pattern=_ID_PATTERN, description="your id for the claim (default: one assigned by the server)"
     )
-
-    @field_validator("claim", mode="before")
-    @classmethod
-    def _claim(cls, value: Any) -> str:
-        return clean_claim(value)
 
     @field_validator("date", mode="before")
     @classmethod
@@ -66,27 +120,24 @@ class ClaimFields(_Request):
 class CheckRequest(ClaimFields):
     """``POST /v1/check``: the whole pipeline for one claim."""
 
-    planner: str | None = Field(default=None, description="planner name (default: the server's)")
+    planner: Name = Field(default=None, description="planner name (default: the server's)")
     date_filter: bool = Field(default=True, description="only evidence published before the claim's date")
 
 
 class PlanRequest(ClaimFields):
     """``POST /v1/plan``: the queries a planner makes for a claim."""
 
-    planner: str | None = Field(default=None, description="planner name (default: the server's)")
+    planner: Name = Field(default=None, description="planner name (default: the server's)")
 
 
 class SearchRequest(_Request):
     """``POST /v1/search``: one query against the index."""
 
-    query: str = Field(description="the query, 1 to 2,000 characters")
+    query: Text = Field(
+        min_length=1, max_length=MAX_CLAIM_CHARS, description="the query, 1 to 2,000 characters (NFC, trimmed)"
+    )
     k: int = Field(default=10, ge=1, le=MAX_SEARCH_K, description=f"hits, 1 to {MAX_SEARCH_K}")
     date: dt.date | None = Field(default=None, description="keep passages published before this day (YYYY-MM-DD)")
-
-    @field_validator("query", mode="before")
-    @classmethod
-    def _query(cls, value: Any) -> str:
-        return clean_claim(value)
 
     @field_validator("date", mode="before")
     @classmethod
@@ -98,7 +149,9 @@ class RewriteRequest(_Request):
     """``POST /v1/rewrite``: apply one edit action to a query (or none) and search the result;
     optionally the learned rewriter's suggested edit trace for the query."""
 
-    query: str = Field(description="the current query, 1 to 2,000 characters")
+    query: Text = Field(
+        min_length=1, max_length=MAX_CLAIM_CHARS, description="the current query, 1 to 2,000 characters (NFC, trimmed)"
+    )
     action: int | None = Field(
         default=None, ge=0, le=127, description="edit action id (Kazemi et al. Table 1: kind x 32 + position)"
     )
@@ -107,8 +160,3 @@ class RewriteRequest(_Request):
     )
     k: int = Field(default=5, ge=1, le=MAX_EDITOR_K, description=f"hits shown, 1 to {MAX_EDITOR_K}")
     suggest: bool = Field(default=False, description="also run the rewrite policy on the (edited) query")
-
-    @field_validator("query", mode="before")
-    @classmethod
-    def _query(cls, value: Any) -> str:
-        return clean_claim(value)

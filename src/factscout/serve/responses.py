@@ -1,0 +1,255 @@
+"""Response bodies of the HTTP API as pydantic models, so ``/openapi.json`` describes what a
+client receives.
+
+The endpoints still send the core's own dictionaries (``Report.to_dict()`` is the
+``factscout-report/1`` layout of :mod:`factscout.report`; the others come from
+:class:`~factscout.serve.service.Service`) untouched: these models document them and the tests
+validate real responses against them. Every model forbids unknown fields, so a field added to
+(or renamed in) a response without its model fails those tests and the schemathesis run. A field
+that a response only sometimes carries (``date_filter`` of a dated search, ``relevant`` of an
+editor hit when qrels are loaded) is optional here and absent, not null, in the JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from factscout.records import StanceLabel, VerdictLabel
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------------- errors
+
+
+class ErrorResponse(_Response):
+    """Every 4xx/5xx answer: the message, the status, and for some errors more detail."""
+
+    error: str = Field(description="what was wrong, naming the field or value")
+    status: int = Field(description="the HTTP status again")
+    details: list[FieldError] | None = Field(default=None, description="422 from validation: one entry per field")
+    known: list[str] | None = Field(default=None, description="422 for an unknown component name: the valid names")
+
+
+class FieldError(_Response):
+    field: str = Field(description="the field's path, dotted (``claim``, ``k``)")
+    message: str
+
+
+# ---------------------------------------------------------------------- shared pieces
+
+
+class PlannedQuery(_Response):
+    query_id: str
+    text: str
+    origin: str = Field(description="which planner step made it (``claim`` for the claim itself)")
+
+
+class Hit(_Response):
+    """A retrieved passage (``text`` on ``/v1/search``; ``relevant`` in the editor with qrels)."""
+
+    rank: int
+    passage_id: str
+    doc_id: str
+    title: str
+    score: float
+    published: str | None = Field(description="YYYY-MM-DD, or null when undated")
+    url: str | None
+    text: str | None = Field(default=None, description="the passage text (``/v1/search`` only)")
+    relevant: bool | None = Field(default=None, description="in the loaded qrels (editor, when the claim has qrels)")
+
+
+# ---------------------------------------------------------------------- /v1/health
+
+
+class HealthResponse(_Response):
+    status: Literal["ok"]
+    passages: int = Field(description="passages in the index")
+    retriever: str
+    index: str | None = Field(description="the index folder")
+    planner: str = Field(description="the default planner")
+    policy: str = Field(description="the rewrite policy of the query editor")
+    qrels: int = Field(description="claims with loaded relevance judgements")
+    pending: int = Field(description="requests queued or running now")
+    max_pending: int
+    done: int
+    rejected: int
+    largest_batch: int
+
+
+# ---------------------------------------------------------------------- /v1/search
+
+
+class DateFilter(_Response):
+    """What the published-before filter did to the candidates."""
+
+    published_before: str | None
+    undated_policy: str
+    allowed: int
+    excluded_late: int
+    undated_kept: int
+    undated_dropped: int
+
+
+class SearchResponse(_Response):
+    query: str
+    k: int
+    date: str | None
+    hits: list[Hit]
+    date_filter: DateFilter | None = Field(default=None, description="present when ``date`` was given")
+
+
+# ---------------------------------------------------------------------- /v1/plan
+
+
+class PlanResponse(_Response):
+    claim_id: str
+    claim: str
+    date: str | None
+    planner: str
+    queries: list[PlannedQuery] = Field(description="the claim itself first")
+    planner_error: str | None = Field(description="why the planner failed (then only the claim is searched)")
+
+
+# ---------------------------------------------------------------------- /v1/rewrite
+
+
+class AppliedEdit(_Response):
+    action: int
+    label: str
+    description: str
+
+
+class TokenEdit(_Response):
+    action: int = Field(description="the action id to send back as ``action``")
+    kind: str
+    label: str
+    description: str
+
+
+class Token(_Response):
+    position: int
+    text: str
+    pos: str = Field(description="part of speech")
+    edits: list[TokenEdit]
+
+
+class Metric(_Response):
+    measure: str
+    value: float
+    claim_id: str | None
+
+
+class SuggestedStep(_Response):
+    action: int
+    text: str
+    query: str
+    reward: float | None
+    label: str
+
+
+class Suggestion(_Response):
+    """The rewrite policy's edit trace (``RewriteTrace.to_dict()`` with a short label per step)."""
+
+    claim_id: str
+    original: str
+    steps: list[SuggestedStep]
+    final: str
+    policy: str
+    measure: str | None
+    original_reward: float | None
+    final_reward: float | None
+
+
+class RewriteResponse(_Response):
+    query: str = Field(description="the query after the edit")
+    edit: AppliedEdit | None
+    tokens: list[Token]
+    hits: list[Hit]
+    metric: Metric | None
+    policy: str
+    suggestion: Suggestion | None
+
+
+# ---------------------------------------------------------------------- /v1/check: the report
+
+
+class EvidenceSentence(_Response):
+    index: int = Field(description="the sentence's position in its passage")
+    text: str
+    score: float
+    stance: StanceLabel
+    probabilities: list[float] = Field(description="supports, refutes, not enough info")
+
+
+class Evidence(_Response):
+    passage_id: str
+    doc_id: str
+    title: str
+    url: str | None
+    published: str | None
+    days_from_claim: int | None = Field(description="published minus the claim date, in days")
+    after_claim: bool
+    rank: int
+    score: float
+    found_by: list[str] = Field(description="the planned queries (query_id) that found it")
+    stance: StanceLabel
+    sentences: list[EvidenceSentence] = Field(description="the highlighted sentences")
+
+
+class VerdictCounts(_Response):
+    supporting: int
+    refuting: int
+    neutral: int
+
+
+class Verdict(_Response):
+    label: VerdictLabel
+    method: str
+    reason: str
+    counts: VerdictCounts
+
+
+class TimelineEntry(_Response):
+    passage_id: str
+    published: str | None
+    days_from_claim: int | None
+    after_claim: bool
+
+
+class Leakage(_Response):
+    dated: int
+    after_claim: int
+    share: float = Field(description="dated evidence published on or after the claim date")
+
+
+class CheckReport(_Response):
+    """The ``factscout-report/1`` layout (:mod:`factscout.report`)."""
+
+    format: Literal["factscout-report/1"]
+    claim_id: str
+    claim: str
+    date: str | None
+    queries: list[PlannedQuery]
+    evidence: list[Evidence] = Field(description="best first")
+    verdict: Verdict
+    timeline: list[TimelineEntry] = Field(description="dated evidence by date")
+    leakage: Leakage
+    provenance: dict[str, Any] = Field(description="the settings, components and model hashes used")
+
+
+ErrorResponse.model_rebuild()
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "malformed JSON or input the core refused"},
+    401: {"model": ErrorResponse, "description": "missing or wrong bearer token (when the server has one)"},
+    413: {"model": ErrorResponse, "description": "request body over 64 kB"},
+    422: {"model": ErrorResponse, "description": "a field failed validation, or an unknown component name"},
+    500: {"model": ErrorResponse, "description": "a server bug (reported as such; never bad input)"},
+    503: {"model": ErrorResponse, "description": "the wait queue is full: retry after Retry-After seconds"},
+}
+"""The error answers every API endpoint documents."""

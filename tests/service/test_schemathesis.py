@@ -1,0 +1,96 @@
+"""Property-based API tests generated from ``/openapi.json`` by schemathesis (issue 19), against a
+live server on the loopback interface over the small test index.
+
+Every operation gets valid requests (positive mode) and invalid ones (negative mode), bounded in
+examples; each response must not be a 5xx, its status code must be documented, and its body must
+match the documented schema (the response models of ``factscout.serve.responses``). Runs are
+derandomised, so a failure reproduces; a failure lists the request that caused it.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+schemathesis = pytest.importorskip("schemathesis")
+uvicorn = pytest.importorskip("uvicorn")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis.errors import Unsatisfiable  # noqa: E402
+from schemathesis import GenerationMode  # noqa: E402
+from schemathesis.checks import not_a_server_error  # noqa: E402
+from schemathesis.core.failures import FailureGroup  # noqa: E402  (a BaseExceptionGroup)
+from schemathesis.specs.openapi.checks import (  # noqa: E402
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from factscout.serve import create_app  # noqa: E402
+
+MAX_EXAMPLES = 25  # per operation and generation mode
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+ENDPOINTS = {"GET /v1/health", "POST /v1/check", "POST /v1/search", "POST /v1/plan", "POST /v1/rewrite"}
+
+
+@pytest.fixture(scope="module")
+def live_server(checker, mini):
+    """The app served by uvicorn on 127.0.0.1 (a free port), in a thread; its base URL."""
+    app = create_app(checker, qrels=mini.qrels, warm_up=False)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+def test_every_endpoint_fuzzed_from_the_openapi_schema(live_server):
+    schema = schemathesis.openapi.from_url(f"{live_server}/openapi.json")
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert {op.label for op in operations} == ENDPOINTS  # every endpoint, and nothing unexpected
+    failures: list[str] = []
+    started = time.monotonic()
+    for operation in operations:
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+            calls = 0
+
+            @given(case=operation.as_strategy(generation_mode=mode))
+            @settings(
+                max_examples=MAX_EXAMPLES,
+                deadline=None,
+                derandomize=True,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )
+            def run(case):  # type: ignore[no-untyped-def]
+                nonlocal calls
+                calls += 1
+                case.call_and_validate(base_url=live_server, checks=CHECKS, timeout=60)
+
+            try:
+                run()
+            except Unsatisfiable:
+                if mode is GenerationMode.POSITIVE or operation.label != "GET /v1/health":
+                    raise
+                # GET /v1/health takes no input, so it has no invalid form
+            except (Exception, FailureGroup) as exc:  # the failing case: record it, fuzz the other operations
+                failures.append(f"{operation.label} ({mode.value}): {exc}")
+            if mode is GenerationMode.POSITIVE:
+                assert calls > 0, f"{operation.label}: no request was generated"
+    elapsed = time.monotonic() - started
+    assert not failures, "\n\n".join(failures)
+    assert elapsed < 120, f"schemathesis took {elapsed:.0f} s"
