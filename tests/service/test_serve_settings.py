@@ -9,6 +9,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
+from factscout.check import CheckSettings
 from factscout.cli.main import app
 
 runner = CliRunner()
@@ -35,7 +36,7 @@ def test_serve_has_checks_settings_with_the_same_help():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--verdict", "nope"], "no verdict method 'nope'; known: classifier, rule"),
+        (["--verdict", "nope"], "no verdict method 'nope'; known: classifier, learned, rule"),
         (["--selector", "bi"], "no selector 'bi'; known:"),
         (["--stance", "stanse"], "stance"),
     ],
@@ -64,9 +65,10 @@ def test_the_served_checker_uses_the_settings(served_index, monkeypatch):
     defaults = runner.invoke(app, ["serve", "--index", str(served_index), "--planner", "claim"])
     assert defaults.exit_code == 0, defaults.output
     settings = served["app"].state.service.settings
+    default = CheckSettings()
     assert (settings.verdict, settings.selector, settings.stance, settings.rerank) == (
-        "rule",
-        "threshold",
-        "head",
-        False,
+        default.verdict,
+        default.selector,
+        default.stance,
+        default.rerank,
     )
