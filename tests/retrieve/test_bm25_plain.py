@@ -110,20 +110,40 @@ def test_cli_index_and_search(tmp_path):
     write_corpus(tmp_path / "corpus.jsonl", TOY)
     runner = CliRunner()
     result = runner.invoke(
-        app, ["index", "--corpus", str(tmp_path / "corpus.jsonl"), "--index", str(tmp_path / "idx"), "--retriever", "bm25-plain"]
+        app,
+        [
+            "index",
+            "--corpus",
+            str(tmp_path / "corpus.jsonl"),
+            "--index",
+            str(tmp_path / "idx"),
+            "--retriever",
+            "bm25-plain",
+        ],
     )
     assert result.exit_code == 0, result.output
     loaded = load_index(tmp_path / "idx")
     assert loaded.name == "bm25-plain" and (loaded.config.k1, loaded.config.b) == (1.2, 0.75)
     result = runner.invoke(
         app,
-        ["index", "--corpus", str(tmp_path / "corpus.jsonl"), "--index", str(tmp_path / "idx2"), "--retriever", "bm25-and", "--k1", "1.5"],
+        [
+            "index",
+            "--corpus",
+            str(tmp_path / "corpus.jsonl"),
+            "--index",
+            str(tmp_path / "idx2"),
+            "--retriever",
+            "bm25-and",
+            "--k1",
+            "1.5",
+        ],
     )
     assert result.exit_code == 0, result.output
     loaded = load_index(tmp_path / "idx2")
     assert loaded.name == "bm25-and" and (loaded.config.k1, loaded.config.b) == (1.5, 0.75)
     result = runner.invoke(
-        app, ["index", "--corpus", str(tmp_path / "corpus.jsonl"), "--index", str(tmp_path / "idx3"), "--retriever", "bm25"]
+        app,
+        ["index", "--corpus", str(tmp_path / "corpus.jsonl"), "--index", str(tmp_path / "idx3"), "--retriever", "bm25"],
     )
     assert result.exit_code == 0, result.output
     assert (load_index(tmp_path / "idx3").config.k1, load_index(tmp_path / "idx3").config.b) == (0.9, 0.4)

@@ -16,7 +16,19 @@ def test_keeps_stop_words_and_does_not_stem():
 def test_elasticsearch_reference_example():
     # the example of Elasticsearch's "Standard analyzer" reference page, with its documented output
     text = "The 2 QUICK Brown-Foxes jumped over the lazy dog's bone."
-    assert standard_tokens(text) == ["the", "2", "quick", "brown", "foxes", "jumped", "over", "the", "lazy", "dog's", "bone"]
+    assert standard_tokens(text) == [
+        "the",
+        "2",
+        "quick",
+        "brown",
+        "foxes",
+        "jumped",
+        "over",
+        "the",
+        "lazy",
+        "dog's",
+        "bone",
+    ]
 
 
 @pytest.mark.parametrize(

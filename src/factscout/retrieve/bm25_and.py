@@ -24,7 +24,6 @@ the intersection is done here; the scores are bm25s's.
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
