@@ -48,6 +48,53 @@ def test_unicode_word_segmentation(text, tokens):
     assert standard_tokens(text) == tokens
 
 
+# Lucene's TestStandardAnalyzer (StandardTokenizer): input and expected tokens, here lower-cased as the
+# standard analyzer's LowerCaseFilter leaves them
+LUCENE_CASES = {
+    "A:B": ["a:b"],
+    "A::B": ["a", "b"],
+    "1.2": ["1.2"],
+    "A.B": ["a.b"],
+    "1..2": ["1", "2"],
+    "A..B": ["a", "b"],
+    "1,2": ["1,2"],
+    "1,,2": ["1", "2"],
+    "A.:B": ["a", "b"],
+    "1,.2": ["1", "2"],
+    "A:B_A::B": ["a:b_a", "b"],
+    "1.2_1..2": ["1.2_1", "2"],
+    "1,2_1,,2": ["1,2_1", "2"],
+    "3_1.,2": ["3_1", "2"],
+    "我是中国人。 １２３４ Ｔｅｓｔｓ ": ["我", "是", "中", "国", "人", "１２３４", "ｔｅｓｔｓ"],
+    ".": [],
+    " ": [],
+    "mo\u0364chte": ["mo\u0364chte"],
+    "B2B": ["b2b"],
+    "2B": ["2b"],
+    "some-dashed-phrase": ["some", "dashed", "phrase"],
+    "dogs,chase,cats": ["dogs", "chase", "cats"],
+    "ac/dc": ["ac", "dc"],
+    "O'Reilly's": ["o'reilly's"],
+    "21.35": ["21.35"],
+    "R2D2 C3PO": ["r2d2", "c3po"],
+    "216.239.63.104": ["216.239.63.104"],
+    "foo      bar .  FOO <> BAR": ["foo", "bar", "foo", "bar"],
+    '"QUOTED" word': ["quoted", "word"],
+    "안녕하세요 한글입니다": ["안녕하세요", "한글입니다"],
+    "𩬅艱鍟䇹愯瀛": ["𩬅", "艱", "鍟", "䇹", "愯", "瀛"],
+    "仮名遣い カタカナ": ["仮", "名", "遣", "い", "カタカナ"],
+    "ざ ザ 壹゙ 아゙": ["ざ", "ザ", "壹゙", "아゙"],
+    "การที่ได้ต้องแสดงว่างานดี. แล้วเธอจะไปไหน? ๑๒๓๔": ["การที่ได้ต้องแสดงว่างานดี", "แล้วเธอจะไปไหน", "๑๒๓๔"],
+    "ສາທາລະນະລັດ ປະຊາທິປະໄຕ ປະຊາຊົນລາວ": ["ສາທາລະນະລັດ", "ປະຊາທິປະໄຕ", "ປະຊາຊົນລາວ"],
+    "Γράφεται σε συνεργασία από εθελοντές": ["γράφεται", "σε", "συνεργασία", "από", "εθελοντές"],
+}
+
+
+@pytest.mark.parametrize(("text", "tokens"), list(LUCENE_CASES.items()))
+def test_lucene_standard_tokenizer_cases(text, tokens):
+    assert standard_tokens(text) == tokens
+
+
 def test_lowercases_code_point_by_code_point_like_lucene():
     # Java's Character.toLowerCase: no final sigma, and the dotted capital I is a plain i
     assert standard_tokens("ΟΔΟΣ İstanbul") == ["οδοσ", "istanbul"]

@@ -9,9 +9,12 @@ stop filter) index applies to a text field: Lucene's ``StandardTokenizer`` follo
 Segmentation) and keeps the segments that are words: letters and digits (``don't``, ``U.S.A``,
 ``3.14``, ``1,000``, ``foo_bar`` stay whole; ``covid-19`` is ``covid`` + ``19``), each Han or
 Hiragana character alone, Katakana and Hangul runs, emoji. Segments of punctuation, symbols and
-space are dropped. Here the boundaries come from the ``regex`` package's default Unicode word
+space are dropped. Thai, Lao, Khmer and Myanmar text (line-break class Complex_Context, written
+without spaces, where UAX #29 breaks after every character) is one token per run, as Lucene's
+grammar emits it. Here the boundaries come from the ``regex`` package's default Unicode word
 boundaries (its ``WORD`` flag implements UAX #29). Words longer than ``max_token_length`` (255)
-are cut into pieces of that length, as the tokenizer does.
+are cut into pieces of that length, as the tokenizer does. The short examples of Lucene's own
+``TestStandardAnalyzer`` are unit tests (tests/retrieve/test_standard_analyzer.py).
 
 ``LowerCaseFilter`` lower-cases each code point on its own (Java's ``Character.toLowerCase``):
 unlike Python's ``str.lower`` it never applies the final-sigma rule and maps ``İ`` to ``i``;
@@ -34,7 +37,7 @@ _JAVA_LOWER = str.maketrans({"\u03a3": "\u03c3", "\u0130": "i"})
 
 
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[Any, Any]:
+def _patterns() -> tuple[Any, Any, Any]:
     try:
         import regex
     except ImportError:
@@ -42,7 +45,12 @@ def _patterns() -> tuple[Any, Any]:
     # (?w): \b is the default Unicode (UAX #29) word boundary; V1: zero-width splits are allowed
     boundary = regex.compile(r"(?wV1)\b")
     word = regex.compile(r"[\p{L}\p{N}\p{Extended_Pictographic}]")
-    return boundary, word
+    # a run of Southeast Asian letters (with their combining marks) is one token; split() keeps it
+    southeast_asian = regex.compile(
+        r"(\p{Line_Break=Complex_Context}"
+        r"[\p{Line_Break=Complex_Context}\p{Word_Break=Extend}\p{Word_Break=Format}\p{Word_Break=ZWJ}]*)"
+    )
+    return boundary, word, southeast_asian
 
 
 def standard_tokens(text: str, max_token_length: int = MAX_TOKEN_LENGTH) -> list[str]:
@@ -51,14 +59,16 @@ def standard_tokens(text: str, max_token_length: int = MAX_TOKEN_LENGTH) -> list
         raise InputError(f"the standard analyzer takes text (str), got {type(text).__name__}")
     if max_token_length < 1:
         raise InputError(f"max_token_length must be >= 1, got {max_token_length}")
-    boundary, word = _patterns()
-    tokens = []
-    for segment in boundary.split(text.translate(_JAVA_LOWER).lower()):
-        if segment and word.search(segment) is not None:
-            if len(segment) <= max_token_length:
-                tokens.append(segment)
-            else:
-                tokens += [segment[i : i + max_token_length] for i in range(0, len(segment), max_token_length)]
+    boundary, word, southeast_asian = _patterns()
+    tokens: list[str] = []
+    # split() with a group alternates: text outside Southeast Asian runs, a run, outside, ...
+    for i, part in enumerate(southeast_asian.split(text.translate(_JAVA_LOWER).lower())):
+        for segment in [part] if i % 2 else boundary.split(part):
+            if segment and word.search(segment) is not None:
+                if len(segment) <= max_token_length:
+                    tokens.append(segment)
+                else:
+                    tokens += [segment[j : j + max_token_length] for j in range(0, len(segment), max_token_length)]
     return tokens
 
 
