@@ -152,3 +152,12 @@ def test_equals_brute_force_conjunction_on_scifact_mini(mini, words):
         (h.passage_id, h.score) for h in plain_ranking.hits if h.passage_id in containing
     ]
     assert np.isfinite([h.score for h in and_ranking.hits]).all()
+
+
+def test_pickles_for_worker_processes(both):
+    import pickle
+
+    for retriever in both:
+        copy = pickle.loads(pickle.dumps(retriever))
+        assert type(copy) is type(retriever)
+        assert copy.search([q("cat dog")], 5) == retriever.search([q("cat dog")], 5)
