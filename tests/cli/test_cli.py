@@ -106,7 +106,7 @@ def test_date_filter_flag(tmp_path, tiny_corpus):
         (["index", "--corpus", "BAD", "--index", "IDX"], "BAD.jsonl:2: malformed JSON"),
         (
             ["index", "--corpus", "GOOD", "--index", "IDX", "--retriever", "splade"],
-            "no retriever 'splade'; known: bm25, dense, hybrid",
+            "no retriever 'splade'; known: bm25, bm25-and, bm25-plain, dense, hybrid",
         ),
         (["search", "--index", "/nope/idx", "--query", "x"], "no index at /nope/idx"),
         (["evaluate", "--qrels", "/nope/q.tsv", "--run", "/nope/r.trec"], "no such file"),

@@ -1,4 +1,4 @@
-"""One contract, every backend: the same tests run against bm25, dense (exact and HNSW), hybrid,
+"""One contract, every backend: the same tests run against bm25, bm25-plain, bm25-and, dense (exact and HNSW), hybrid,
 sharded BM25 (in-process shards), and the same three inside a live PostgreSQL server on loopback
 (the ``pg_server`` fixture)."""
 
@@ -12,6 +12,8 @@ from factscout.retrieve import build_retriever, load_index, save_index
 
 BACKENDS = {
     "bm25": ("bm25", {}),
+    "bm25-plain": ("bm25-plain", {}),
+    "bm25-and": ("bm25-and", {}),
     "dense-exact": ("dense", {}),
     "dense-hnsw": ("dense", {"dense": {"exact_below": 0}}),
     "hybrid-linear": ("hybrid", {}),
@@ -21,7 +23,13 @@ BACKENDS = {
     "pg-dense-hnsw": ("pg-dense", {"dense": {"exact_below": 0}, "postgres": {"name": "contract_dense"}}),
     "pg-hybrid": ("pg-hybrid", {"postgres": {"name": "contract_hybrid"}}),
 }
-DROP_UNDATED = {"bm25": {"undated": "drop"}, "dense": {"undated": "drop"}}
+CONJUNCTIVE = {"bm25-and"}  # retrievers that return only the passages containing every query term
+DROP_UNDATED = {
+    "bm25": {"undated": "drop"},
+    "bm25-plain": {"undated": "drop"},
+    "bm25-and": {"undated": "drop"},
+    "dense": {"undated": "drop"},
+}
 
 
 @pytest.fixture(scope="module", params=sorted(BACKENDS))
@@ -65,8 +73,10 @@ class TestRetrieverContract:
 
     def test_published_before_keeps_k_results(self, retriever):
         day = dt.date(2021, 1, 15)  # allowed dated vaccine passage: p01; plus undated p05, p10
-        (ranking,) = retriever.search([q("vaccine report")], 6, published_before=day)
-        assert len(ranking) == 6, "k hits must come back when k passages are allowed"
+        # a conjunctive retriever matches only p01-p05 on both words: there every passage matches "report"
+        text = "report" if retriever.name in CONJUNCTIVE else "vaccine report"
+        (ranking,) = retriever.search([q(text)], 6, published_before=day)
+        assert len(ranking) == 6, "k hits must come back when k matching passages are allowed"
         for h in ranking.hits:
             published = retriever.store[h.passage_id].published
             assert published is None or published < day
@@ -119,7 +129,7 @@ class TestRetrieverContract:
         assert ranking.date_filter.undated_dropped == 2
 
 
-@pytest.mark.parametrize("name", ["bm25", "dense", "sharded", "pg-bm25", "pg-dense"])
+@pytest.mark.parametrize("name", ["bm25", "bm25-plain", "bm25-and", "dense", "sharded", "pg-bm25", "pg-dense"])
 def test_engine_ties_are_broken_by_passage_id(name, request):
     from factscout.records import Passage
 

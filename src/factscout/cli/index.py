@@ -23,8 +23,12 @@ def index(
         str,
         typer.Option(help=f"{one_of(_LOCAL)}, or {one_of(_POSTGRES)} in PostgreSQL ($FACTSCOUT_PG_DSN)"),
     ] = "bm25",
-    k1: Annotated[float, typer.Option(help="BM25 k1")] = 0.9,
-    b: Annotated[float, typer.Option(help="BM25 b")] = 0.4,
+    k1: Annotated[
+        float | None, typer.Option(help="BM25 k1 (default: 0.9 for bm25, Elasticsearch's 1.2 for bm25-plain/bm25-and)")
+    ] = None,
+    b: Annotated[
+        float | None, typer.Option(help="BM25 b (default: 0.4 for bm25, Elasticsearch's 0.75 for bm25-plain/bm25-and)")
+    ] = None,
     encoder: Annotated[
         str, typer.Option(help="dense encoder: 'minilm' (offline) or a sentence-transformers name/path")
     ] = "minilm",
@@ -49,7 +53,9 @@ def index(
 
     RETRIEVERS[retriever]
     dense: dict[str, Any] = {"encoder": encoder, **({"encode_batch": encode_batch} if encode_batch is not None else {})}
-    settings = {"bm25": {"k1": k1, "b": b}, "dense": dense, "hybrid": {"fusion": fusion, "alpha": alpha}}
+    bm25 = {name: value for name, value in (("k1", k1), ("b", b)) if value is not None}  # else each kind's defaults
+    settings: dict[str, Any] = {"bm25": bm25, "bm25-plain": bm25, "bm25-and": bm25, "dense": dense}
+    settings["hybrid"] = {"fusion": fusion, "alpha": alpha}
     if ray and not shards and retriever in ("dense", "hybrid"):
         dense["ray"] = ray  # the corpus is encoded on Ray Data actors
     elif shards or ray:

@@ -35,12 +35,22 @@ RETRIEVERS: Registry[tuple[Callable[..., Any], Callable[..., Any]]] = Registry("
 
 def _register() -> None:
     from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever
+    from factscout.retrieve.bm25_and import Bm25AndRetriever
+    from factscout.retrieve.bm25_plain import Bm25PlainRetriever, plain_config
     from factscout.retrieve.dense import DenseConfig, DenseRetriever
     from factscout.retrieve.hybrid import HybridConfig, HybridRetriever
     from factscout.retrieve.sharded import ShardedConfig, ShardedRetriever
 
     def build_bm25(store: PassageStore, settings: dict, show_progress: bool) -> Bm25Retriever:
         return Bm25Retriever.build(store, Bm25Config(**settings.get("bm25", {})))
+
+    # the Elasticsearch-default endpoints: settings under their own names (k1, b, undated), so the
+    # tuned bm25's settings never leak into them
+    def build_bm25_plain(store: PassageStore, settings: dict, show_progress: bool) -> Bm25PlainRetriever:
+        return Bm25PlainRetriever.build(store, plain_config(**settings.get("bm25-plain", {})))
+
+    def build_bm25_and(store: PassageStore, settings: dict, show_progress: bool) -> Bm25AndRetriever:
+        return Bm25AndRetriever.build(store, plain_config(**settings.get("bm25-and", {})))  # type: ignore[return-value]
 
     def dense_settings(settings: dict) -> tuple[DenseConfig, str | None]:
         dense = dict(settings.get("dense", {}))
@@ -68,6 +78,8 @@ def _register() -> None:
         return ShardedRetriever.build(store, ShardedConfig(**sharded), Bm25Config(**settings.get("bm25", {})), ray=ray)
 
     RETRIEVERS.register("bm25")((build_bm25, Bm25Retriever.load))
+    RETRIEVERS.register("bm25-plain")((build_bm25_plain, Bm25PlainRetriever.load))
+    RETRIEVERS.register("bm25-and")((build_bm25_and, Bm25AndRetriever.load))
     RETRIEVERS.register("dense")((build_dense, DenseRetriever.load))
     RETRIEVERS.register("hybrid")((build_hybrid, HybridRetriever.load))
     RETRIEVERS.register("sharded")((build_sharded, ShardedRetriever.load))
