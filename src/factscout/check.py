@@ -165,6 +165,14 @@ class Checker:
             s.verdict, rule=self.rule, classifier=self._load_classifier
         )
         self.provenance = {"settings": asdict(s), "rule": repr(self.rule), **self.provenance}
+        trained_with = getattr(self.verdict_method, "trained_with", None)
+        if trained_with is not None and trained_with != s.stance:
+            warning = (
+                f"the {s.verdict} verdict was trained on stances of the {trained_with!r} stance model, "
+                f"not {s.stance!r}: its probabilities may be off (retrain it with --stance {s.stance})"
+            )
+            log.warning(warning)
+            self.provenance["warnings"] = [warning]
 
     @classmethod
     def from_index(

@@ -302,3 +302,19 @@ def test_the_shipped_model_loads_and_check_reports_which_method_ran(tiny_corpus)
     assert report.verdict.supporting == sum(s.stance == "supports" for e in report.evidence for s in e.sentences) > 0
     assert report.provenance["settings"]["verdict"] == "learned"
     assert Report.from_dict(report.to_dict()).verdict == report.verdict
+
+
+def test_check_warns_when_the_aggregator_was_trained_on_another_stance_model(caplog, tiny_corpus):
+    from factscout.check import Checker, CheckSettings
+    from factscout.retrieve import build_retriever
+    from factscout.verify.aggregate import LearnedVerdict
+
+    trained_with = LearnedVerdict().trained_with
+    assert trained_with is not None
+    other = "cross" if trained_with != "cross" else "head"
+    with caplog.at_level("WARNING", logger="factscout.check"):
+        checker = Checker(build_retriever(tiny_corpus, "bm25"), CheckSettings(verdict="learned", stance=other))
+    assert any(trained_with in w and other in w for w in checker.provenance["warnings"])
+    assert trained_with in checker.verdict_method.method
+    quiet = Checker(build_retriever(tiny_corpus, "bm25"), CheckSettings(verdict="learned", stance=trained_with))
+    assert "warnings" not in quiet.provenance

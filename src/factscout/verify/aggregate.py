@@ -315,9 +315,16 @@ class LearnedVerdict:
         return self._aggregator
 
     @property
+    def trained_with(self) -> str | None:
+        """The stance model whose stances the aggregator was trained on (``None``: not recorded)."""
+        found = self.aggregator.info.get("stance")
+        return str(found) if found else None
+
+    @property
     def method(self) -> str:
         model = self.aggregator
-        return f"{self.METHOD} (logistic regression over the top-{model.k} stances and retrieval scores)"
+        stance = f" of the {self.trained_with} stance model" if self.trained_with else ""
+        return f"{self.METHOD} (logistic regression over the top-{model.k} stances{stance} and retrieval scores)"
 
     def judge(self, claim: Claim, stances: Sequence[Stance], ranking: Ranking, passages: PassageLookup) -> Verdict:
         counted = self.rule(stances)
