@@ -29,9 +29,9 @@ Claims are sorted by ``claim_id`` (:func:`examples_from`), domains by name and t
 What is not made deterministic, and why:
 
 * Results are bitwise identical for one machine, torch build and thread count, not across them:
-  MKL / oneDNN pick kernels by CPU (AVX2, AVX-512) and split reductions by thread, which changes
-  the rounding of sums; a few thousand optimizer steps turn a last-bit difference into a
-  different model. ``threads`` is part of the settings for that reason.
+  MKL / oneDNN pick kernels by CPU (AVX2, AVX-512) and may split large reductions by thread,
+  which changes the rounding of sums, and a few thousand optimizer steps can turn a last-bit
+  difference into a different model. ``threads`` is part of the settings for that reason.
 * The MiniLM variant reads sentence embeddings computed by ONNX Runtime (int8) or
   sentence-transformers; those vectors are cached per text on first use
   (:mod:`factscout.temporal.embeddings`) and every later run reads the same float32 values, but a
