@@ -31,7 +31,10 @@ What is not made deterministic, and why:
 * Results are bitwise identical for one machine, torch build and thread count, not across them:
   MKL / oneDNN pick kernels by CPU (AVX2, AVX-512) and may split large reductions by thread,
   which changes the rounding of sums, and a few thousand optimizer steps can turn a last-bit
-  difference into a different model. ``threads`` is part of the settings for that reason.
+  difference into a different model. ``threads`` is part of the settings for that reason (on
+  the 2-core x86_64 / AVX-512 development machine, 1 and 2 threads gave the same predictions
+  for every MultiFC dev claim with the BiLSTM benchmark's sizes, whose tensors are small; that
+  is an observation, not a guarantee).
 * The MiniLM variant reads sentence embeddings computed by ONNX Runtime (int8) or
   sentence-transformers; those vectors are cached per text on first use
   (:mod:`factscout.temporal.embeddings`) and every later run reads the same float32 values, but a
