@@ -17,16 +17,24 @@ frozen; every method trains its own heads over them) and ``minilm`` (frozen all-
 embeddings, int8 ONNX when installed, cached per text under ``$FACTSCOUT_CACHE``).
 
     python benchmarks/temporal.py [--eval-claims claims_test.jsonl] [--encoders bilstm minilm]
+
+Same seed, same tables: training is deterministic for a given ``--seed`` and ``--threads`` on one
+machine (see :mod:`factscout.training.temporal` for what that covers); ``--predictions FILE``
+writes every claim's predicted label per encoder and method, and
+``benchmarks/temporal_seeds.py --same-seed`` runs this script twice and compares those files.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import logging
 import shlex
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import torch
 from _common import machine, markdown_table, publish, quiet
@@ -62,7 +70,7 @@ def average(results: Mapping[str, DomainResult]) -> tuple[float, float]:
 
 
 def capped(examples: Sequence[Example], per_domain: int | None) -> list[Example]:
-    """The first ``per_domain`` training claims of each domain (file order)."""
+    """The first ``per_domain`` training claims of each domain (``examples`` order: by claim id)."""
     if per_domain is None:
         return list(examples)
     seen: dict[str, int] = {}
@@ -92,14 +100,33 @@ def run_encoder(
     eval_t = {name: featurizer.transform(ex) for name, ex in evals.items()}
     if kind == "bilstm":
         encoders = train_bilstm_encoders(featurizer, train_t, settings)
-        train_t = bilstm_vectors(encoders, train_t)
-        eval_t = {name: bilstm_vectors(encoders, t) for name, t in eval_t.items()}
+        train_t = bilstm_vectors(encoders, train_t, threads=settings.threads)
+        eval_t = {name: bilstm_vectors(encoders, t, threads=settings.threads) for name, t in eval_t.items()}
     log.info("%s: features ready in %.0f s", kind, time.perf_counter() - start)
     out = {}
     for method in methods:
         out[method] = run_method(featurizer, method, train_t, eval_t, settings)
         log.info("%s %s: dev micro-F1 %.4f", kind, method, average(out[method]["dev"])[0])
     return out, time.perf_counter() - start, len(train)
+
+
+def write_predictions(
+    path: Path, results: Mapping[str, Mapping[str, Mapping[str, Mapping[str, DomainResult]]]], settings: TrainSettings
+) -> None:
+    """``{"settings": ..., "predictions": {encoder: {method: {split: {claim_id: label}}}}}``, keys
+    sorted, so two runs that trained the same models write the same bytes."""
+    predictions = {
+        kind: {
+            method: {
+                split: {c: p for r in by_domain.values() for c, p in zip(r.claim_ids, r.predicted, strict=True)}
+                for split, by_domain in by_split.items()
+            }
+            for method, by_split in by_method.items()
+        }
+        for kind, by_method in results.items()
+    }
+    payload = {"settings": dataclasses.asdict(settings), "predictions": predictions}
+    path.write_text(json.dumps(payload, sort_keys=True, indent=1) + "\n")
 
 
 def main() -> None:
@@ -116,20 +143,38 @@ def main() -> None:
     parser.add_argument("--pretrain-epochs", type=int, default=TrainSettings().pretrain_epochs)
     parser.add_argument("--finetune-epochs", type=int, default=TrainSettings().finetune_epochs)
     parser.add_argument("--encoder-epochs", type=int, default=TrainSettings().encoder_epochs)
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on shared cores)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=TrainSettings().threads,
+        help="torch threads while training (1 is fastest on shared cores; another count gives another model)",
+    )
+    parser.add_argument(
+        "--methods",
+        nargs="+",
+        default=list(ALL_METHODS),
+        choices=list(ALL_METHODS),
+        metavar="METHOD",
+        help=f"train only these methods (default all: {', '.join(ALL_METHODS)}); base is always trained",
+    )
+    parser.add_argument("--predictions", help="write every claim's predicted label per encoder and method (JSON)")
     parser.add_argument("--seed", type=int, default=TrainSettings().seed)
     parser.add_argument("--name", help="results file name (default temporal, or temporal_eval with --eval-claims)")
     args = parser.parse_args()
     quiet()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("factscout.training.temporal").setLevel(logging.WARNING)
+    if args.threads < 1:
+        parser.error("--threads must be at least 1")
     torch.set_num_threads(args.threads)
     settings = TrainSettings(
         pretrain_epochs=args.pretrain_epochs,
         finetune_epochs=args.finetune_epochs,
         encoder_epochs=args.encoder_epochs,
         seed=args.seed,
+        threads=args.threads,
     )
+    methods = [m for m in ALL_METHODS if m == "base" or m in args.methods]
 
     train_ds, dev_ds = load_dataset("multifc", "train"), load_dataset("multifc", "dev")
     train, dev = examples_from(train_ds), examples_from(dev_ds)
@@ -149,8 +194,10 @@ def main() -> None:
     timing: dict[str, tuple[float, int]] = {}
     for kind in args.encoders:
         cap = args.minilm_train_per_domain or None if kind == "minilm" else None
-        results[kind], seconds, n_train = run_encoder(kind, capped(train, cap), evals, settings, ALL_METHODS)
+        results[kind], seconds, n_train = run_encoder(kind, capped(train, cap), evals, settings, methods)
         timing[kind] = (seconds, n_train)
+    if args.predictions:
+        write_predictions(Path(args.predictions), results, settings)
 
     rows = []
     headline: dict[str, object] = {"split": args.eval_claims or "multifc dev", "claims": len(scored)}
@@ -161,8 +208,9 @@ def main() -> None:
         choice = select_time_aware(dev_results)
         choices[kind] = choice
         time_aware = {d: by_method[m][eval_name][d] for d, m in choice.items() if d in by_method[m][eval_name]}
-        table = {m: by_method[m][eval_name] for m in ALL_METHODS}
-        table["time-aware"] = time_aware
+        table = {m: by_method[m][eval_name] for m in methods}
+        if choice:
+            table["time-aware"] = time_aware
         base_micro = average(table["base"])[0]
         for m, res in table.items():
             micro, macro = average(res)
@@ -171,12 +219,14 @@ def main() -> None:
             rows.append([kind, label, micro, macro, f"{rel:+.1f}%", len(res)])
             per_domain_rows.setdefault(f"{kind} {m}", {}).update({d: r.micro_f1 for d, r in res.items()})
         headline[f"{kind}_base_micro_f1"] = round(base_micro, 4)
-        headline[f"{kind}_time_aware_micro_f1"] = round(average(time_aware)[0], 4)
-        headline[f"{kind}_time_aware_relative_gain"] = round(
-            (average(time_aware)[0] / base_micro - 1) if base_micro else 0.0, 4
+        # no temporal method trained (--methods): no time-aware row, null in the JSON
+        headline[f"{kind}_time_aware_micro_f1"] = round(average(time_aware)[0], 4) if choice else None
+        headline[f"{kind}_time_aware_relative_gain"] = (
+            round((average(time_aware)[0] / base_micro - 1) if base_micro else 0.0, 4) if choice else None
         )
         for m in METHODS:
-            headline[f"{kind}_{m.replace(' ', '_').replace('-', '_')}_micro_f1"] = round(average(table[m])[0], 4)
+            if m in table:
+                headline[f"{kind}_{m.replace(' ', '_').replace('-', '_')}_micro_f1"] = round(average(table[m])[0], 4)
         headline[f"{kind}_train_seconds"] = round(timing[kind][0], 1)
     primary = args.encoders[0]
     headline["base_micro_f1"] = headline[f"{primary}_base_micro_f1"]
@@ -195,7 +245,7 @@ def main() -> None:
         "",
     ]
     domains = sorted({d for v in per_domain_rows.values() for d in v})
-    shown = [f"{k} {m}" for k in results for m in ("base", "search rank", "random", *METHODS, "time-aware")]
+    shown = [s for s in (f"{k} {m}" for k in results for m in (*ALL_METHODS, "time-aware")) if s in per_domain_rows]
     text += [
         "Micro-F1 per domain:",
         "",
@@ -216,8 +266,9 @@ def main() -> None:
         "",
         "Training: "
         + "; ".join(f"{k} {timing[k][1]} training claims, {timing[k][0]:.0f} s" for k in results)
-        + f" (all methods, pre-training and per-domain fine-tuning, {settings.pretrain_epochs} + {settings.finetune_epochs} epochs"
-        + f"; BiLSTM encoders {settings.encoder_epochs} epochs) on {machine()}, torch threads {args.threads}, shared with other jobs.",
+        + f" ({len(methods)} methods, pre-training and per-domain fine-tuning, {settings.pretrain_epochs} + {settings.finetune_epochs} epochs"
+        + f"; BiLSTM encoders {settings.encoder_epochs} epochs; seed {settings.seed}) on {machine()}, torch threads {args.threads},"
+        + " shared with other jobs.",
         "",
         f"Reproduce: `{shlex.join(['python', 'benchmarks/temporal.py', *sys.argv[1:]])}`",
     ]

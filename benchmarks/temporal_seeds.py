@@ -9,14 +9,24 @@ under 50 dev claims), so a single run cannot tell a +5% gain from noise. Run the
     python benchmarks/temporal.py --encoders bilstm --seed 2 --name temporal_seed2
     python benchmarks/temporal.py --encoders bilstm --seed 3 --name temporal_seed3
     python benchmarks/temporal_seeds.py [--encoder bilstm] [--files F ...]
+
+``--same-seed`` instead checks that one seed gives one model: it runs ``temporal.py`` twice with
+the same seed and arguments (``--args``, e.g. ``--args "--encoders bilstm --methods base
+'claim-centered distance'"`` for the cheapest real configuration) and compares every claim's
+predicted label and the headline figures of the two runs (timings aside):
+
+    python benchmarks/temporal_seeds.py --same-seed --seed 13 --args "--encoders bilstm"
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from _common import markdown_table, publish
@@ -38,12 +48,89 @@ def micro_f1_rows(path: Path, encoder: str) -> dict[str, float]:
     return rows
 
 
+def _differences(first: object, second: object, where: str = "") -> list[str]:
+    """Paths (``encoder/method/split/claim``) where two predictions files disagree."""
+    if isinstance(first, dict) and isinstance(second, dict):
+        out = []
+        for key in sorted(set(first) | set(second)):
+            out += _differences(first.get(key), second.get(key), f"{where}/{key}")
+        return out
+    return [] if first == second else [where]
+
+
+def same_seed(seed: int, extra: list[str], runs: int = 2) -> None:
+    """Run ``temporal.py`` ``runs`` times with one seed; compare predictions and headlines."""
+    predictions, headlines = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for run in range(1, runs + 1):
+            name = f"temporal_same_seed_run{run}"
+            path = Path(tmp) / f"{name}.json"
+            command = [sys.executable, str(BENCHMARK), *extra, "--seed", str(seed), "--name", name]
+            done = subprocess.run([*command, "--predictions", str(path)], check=True, stdout=subprocess.PIPE, text=True)
+            (RESULTS / f"{name}.md").unlink(missing_ok=True)  # the summary below is the result
+            headlines.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            predictions.append(json.loads(path.read_text()))
+    first = predictions[0]["predictions"]
+    differing = sorted({d for other in predictions[1:] for d in _differences(first, other["predictions"])})
+    n_predictions = sum(
+        len(by_claim)
+        for by_method in first.values()
+        for by_split in by_method.values()
+        for by_claim in by_split.values()
+    )
+    keys = [k for k in headlines[0] if k.endswith("micro_f1")]
+    rows = [
+        [k, *(str(h.get(k)) for h in headlines), "yes" if len({json.dumps(h.get(k)) for h in headlines}) == 1 else "NO"]
+        for k in keys
+    ]
+    seconds = [h.get(f"{h.get('primary_encoder')}_train_seconds") for h in headlines]
+    identical = not differing and all(r[-1] == "yes" for r in rows)
+    text = "\n".join(
+        [
+            f"### Same seed, same model: `temporal.py` run {runs} times with seed {seed}",
+            "",
+            markdown_table(["headline figure", *(f"run {i}" for i in range(1, runs + 1)), "equal"], rows),
+            "",
+            f"Per-claim predictions (every encoder, method and split): {n_predictions} per run, "
+            f"{len(differing)} differing between the runs"
+            + (f" (first: {', '.join(differing[:5])})" if differing else "")
+            + f". Training seconds per run: {', '.join(str(s) for s in seconds)}.",
+            "",
+            "Reproduce: `"
+            + shlex.join(["python", "benchmarks/temporal_seeds.py", "--same-seed", "--seed", str(seed)])
+            + (f" --args {shlex.quote(shlex.join(extra))}" if extra else "")
+            + "`",
+        ]
+    )
+    publish(
+        "temporal_same_seed",
+        text,
+        {
+            "benchmark": "temporal_same_seed",
+            "seed": seed,
+            "runs": runs,
+            "identical": identical,
+            "predictions": n_predictions,
+            "differing_predictions": len(differing),
+            "base_micro_f1": [h.get("base_micro_f1") for h in headlines],
+        },
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--encoder", default="bilstm")
     parser.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3], help="seeds besides temporal.md's seed 0")
     parser.add_argument("--run", action="store_true", help="train the seeds with temporal.py before aggregating")
+    parser.add_argument(
+        "--same-seed", action="store_true", help="run temporal.py twice with --seed and compare (nothing else)"
+    )
+    parser.add_argument("--seed", type=int, default=13, help="--same-seed: the seed both runs use")
+    parser.add_argument("--args", default="", help="--same-seed: further temporal.py arguments, one shell string")
     args = parser.parse_args()
+    if args.same_seed:
+        same_seed(args.seed, shlex.split(args.args))
+        return
     if args.run:
         for seed in args.seeds:
             command = [sys.executable, str(BENCHMARK), "--encoders", "bilstm", "--seed", str(seed)]

@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -5,14 +7,17 @@ import torch
 from factscout.datasets import load_dataset
 from factscout.temporal.joint import FrozenEncoder, JointModel
 from factscout.temporal.rankings import METHODS
+from factscout.training.loop import derive_seed, deterministic_training
 from factscout.training.temporal import (
     DomainResult,
     Featurizer,
     TrainSettings,
     bilstm_vectors,
     build_model,
+    build_vocab,
     examples_from,
     f1_scores,
+    finetune,
     predict,
     pretrain,
     run_method,
@@ -61,8 +66,6 @@ def test_ranking_loss_teaches_the_temporal_order(mini):
     """The ranking module sees only text vectors, as in the paper; here the evidence vectors carry
     the publication date in one coordinate, so ListMLE against the claim-centered ranking must
     make the ranking scores follow it on the training claims, closer than the base model does."""
-    import dataclasses
-
     _, featurizer, _, vectors = mini
     gen = torch.Generator().manual_seed(0)
     evidence = torch.randn(vectors.evidence.shape, generator=gen) * 0.1
@@ -156,3 +159,166 @@ def test_minilm_featurizer_uses_the_embed_function():
     assert float(t.evidence[~t.present].abs().sum()) == 0.0
     with pytest.raises(ValueError, match="embed"):
         Featurizer.fit("minilm", examples)
+
+
+# --- same seed, same model (issue 20, item 1) ------------------------------------------------
+
+
+def _weights(model) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    return buffer.getvalue()
+
+
+def test_same_seed_gives_the_same_encoders_whatever_ran_before(mini):
+    """Regression: the BiLSTM encoders were built before seeding, from torch's global generator,
+    which torch seeds at random in every process, so two runs of the benchmark trained different
+    models. The global generator is stirred between the runs: it must not matter."""
+    _, featurizer, tensors, _ = mini
+    first = _weights(train_bilstm_encoders(featurizer, tensors, SMALL))
+    torch.rand(1000)
+    np.random.rand(10)
+    second = _weights(train_bilstm_encoders(featurizer, tensors, SMALL))
+    assert first == second
+    other = _weights(train_bilstm_encoders(featurizer, tensors, dataclasses.replace(SMALL, seed=SMALL.seed + 1)))
+    assert other != first
+
+
+def test_same_seed_gives_the_same_weights_and_predictions(mini):
+    _, featurizer, _, vectors = mini
+    rows = list(range(len(vectors.examples)))
+
+    def train(seed, method="claim-centered distance"):
+        settings = dataclasses.replace(SMALL, seed=seed)
+        model = build_model(vectors.claim.shape[1], featurizer, method, settings, init_seed=seed)
+        pretrain(model, vectors, method, settings)
+        finetune(model, vectors, rows[:20], method, settings, seed + 7)
+        torch.rand(100)  # the global generator plays no part
+        return _weights(model), predict(model, vectors, rows, featurizer.labels, seed=seed)
+
+    weights, predicted = train(3)
+    assert train(3) == (weights, predicted)
+    assert train(4)[0] != weights
+    # the random-weights baseline draws its weights from the seeded generators too
+    assert train(3, "random") == train(3, "random")
+
+
+def test_run_method_twice_gives_identical_per_claim_predictions(mini):
+    examples, featurizer, _, vectors = mini
+    for method in ("random", "evidence-based date"):
+        first = run_method(featurizer, method, vectors, {"dev": vectors}, SMALL)
+        torch.rand(100)
+        assert run_method(featurizer, method, vectors, {"dev": vectors}, SMALL) == first
+    ids = sorted(i for r in first["dev"].values() for i in r.claim_ids)
+    assert ids == sorted(e.claim_id for e in examples)
+    assert all(len(r.predicted) == r.n for r in first["dev"].values())
+
+
+_CHILD = """
+import hashlib, io, json, sys
+import torch
+from factscout.datasets import load_dataset
+from factscout.training.temporal import (
+    Featurizer, TrainSettings, bilstm_vectors, examples_from, run_method, train_bilstm_encoders)
+settings = TrainSettings(pretrain_epochs=1, finetune_epochs=1, hidden=16, embedding_dim=8, lstm_hidden=4,
+                         encoder_epochs=1, seed=5)
+examples = examples_from(load_dataset("multifc_mini", "dev"))
+featurizer = Featurizer.fit("bilstm", examples)
+tensors = featurizer.transform(examples)
+encoders = train_bilstm_encoders(featurizer, tensors, settings)
+buffer = io.BytesIO()
+torch.save(encoders.state_dict(), buffer)
+vectors = bilstm_vectors(encoders, tensors)
+out = run_method(featurizer, "claim-based date", vectors, {"dev": vectors}, settings)["dev"]
+print(json.dumps([hashlib.sha1(buffer.getvalue()).hexdigest(), {d: r.predicted for d, r in sorted(out.items())}]))
+"""
+
+
+def test_two_processes_with_different_hash_seeds_train_the_same_model():
+    """What the benchmark does: a fresh process each run (torch's generator seeded at random,
+    string hashing salted by PYTHONHASHSEED)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _CHILD],
+            env={**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": src},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for hash_seed in ("1", "2")
+    ]
+    outputs = []
+    for child in children:
+        stdout, stderr = child.communicate(timeout=120)
+        assert child.returncode == 0, stderr[-2000:]
+        outputs.append(json.loads(stdout.strip().splitlines()[-1]))
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0][1]) >= 2
+
+
+def test_joint_model_dropout_follows_the_batch_generator(mini):
+    _, featurizer, _, vectors = mini
+    model = build_model(
+        vectors.claim.shape[1], featurizer, "base", dataclasses.replace(SMALL, dropout=0.5), init_seed=0
+    )
+    model.train()
+
+    def logits(seed):
+        batch = vectors.batch(range(8))
+        batch["generator"] = torch.Generator().manual_seed(seed)
+        return model(batch)[0]
+
+    assert torch.equal(logits(1), logits(1))
+    assert not torch.equal(logits(1), logits(2))
+    model.eval()
+    assert torch.equal(logits(1), logits(2))  # no dropout at inference
+
+
+def test_examples_are_sorted_by_claim_id_whatever_the_file_order():
+    dataset = load_dataset("multifc_mini", "dev")
+    reversed_ds = dataclasses.replace(dataset, claims=tuple(reversed(dataset.claims)))
+    examples = examples_from(dataset)
+    assert examples == examples_from(reversed_ds)
+    assert [e.claim_id for e in examples] == sorted(c.claim_id for c in dataset.claims)
+
+
+def test_vocabulary_breaks_count_ties_alphabetically():
+    assert build_vocab(["b a c", "c b a", "d d"], min_count=2) == {"a": 2, "b": 3, "c": 4, "d": 5}
+    assert build_vocab(["c b a", "b a c", "d d"], min_count=2) == {"a": 2, "b": 3, "c": 4, "d": 5}
+
+
+def test_deterministic_training_puts_the_callers_state_back():
+    import random
+
+    before = (torch.get_num_threads(), torch.are_deterministic_algorithms_enabled(), torch.random.get_rng_state())
+    py_before = random.getstate()
+    with deterministic_training(11, threads=1):
+        assert torch.get_num_threads() == 1 and torch.are_deterministic_algorithms_enabled()
+        a = (torch.rand(3), random.random(), np.random.rand())
+    with deterministic_training(11, threads=1):
+        b = (torch.rand(3), random.random(), np.random.rand())
+    assert torch.equal(a[0], b[0]) and a[1:] == b[1:]
+    assert torch.get_num_threads() == before[0]
+    assert torch.are_deterministic_algorithms_enabled() == before[1]
+    assert torch.equal(torch.random.get_rng_state(), before[2])
+    assert random.getstate() == py_before
+    with pytest.raises(ValueError, match="threads"), deterministic_training(0, threads=0):
+        pass
+    assert torch.get_num_threads() == before[0]
+
+
+def test_derive_seed_separates_stages_and_seeds():
+    assert derive_seed(0, "finetune", "snes") == derive_seed(0, "finetune", "snes")
+    seeds = {derive_seed(s, "finetune", d) for s in range(3) for d in ("abbc", "snes", "tron")}
+    assert len(seeds) == 9
+    assert derive_seed(1, "finetune", 0) != derive_seed(0, "finetune", 1)  # where seed + index collided
+    assert 0 <= derive_seed(2**40, "x") < 2**63

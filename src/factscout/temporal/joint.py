@@ -20,6 +20,12 @@ ListMLE (:mod:`factscout.temporal.listmle`) against a target ranking of the evid
 four temporal rankings (:mod:`factscout.temporal.rankings`) or the search engine's rank.
 ``weighting="random"`` replaces the ranking scores by random weights (the random-evidence
 baseline).
+
+Randomness: a batch may carry a ``generator`` (``torch.Generator``); the dropout masks and the
+random evidence weights are then drawn from it alone, so a seeded generator reproduces a training
+run exactly (:mod:`factscout.training.temporal`). Without one they come from torch's global
+generator. Parameter initialisation uses torch's global generator, as every ``nn.Module`` does:
+build the model after seeding it (``factscout.training.loop.deterministic_training``).
 """
 
 from __future__ import annotations
@@ -100,6 +106,17 @@ class JointModel(nn.Module):
         self.rank_mlp = nn.Sequential(nn.Linear(joint, hidden // 2), nn.ReLU(), nn.Linear(hidden // 2, 1))
         self.weighting = weighting
 
+    def _dropout(self, x: torch.Tensor, generator: torch.Generator | None) -> torch.Tensor:
+        """Inverted dropout drawing its mask from ``generator`` (the batch's) when there is one, so
+        training is reproducible from that generator's seed alone; else torch's global one."""
+        p = float(self.dropout.p)
+        if not self.training or p == 0.0:
+            return x
+        if generator is None:
+            return self.dropout(x)
+        keep = torch.rand(x.shape, generator=generator) >= p
+        return x * keep / (1.0 - p)
+
     def forward(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         c = self.claim_encoder(batch["claim"])  # (B, d)
         e = self.evidence_encoder(batch["evidence"])  # (B, K, d)
@@ -109,7 +126,8 @@ class JointModel(nn.Module):
         m = torch.where(has_meta, m, torch.zeros_like(m))
         k = e.shape[1]
         cc = c.unsqueeze(1).expand(-1, k, -1)
-        f = self.dropout(torch.cat([cc, e, cc * e, (cc - e).abs(), m.unsqueeze(1).expand(-1, k, -1)], dim=-1))
+        f = torch.cat([cc, e, cc * e, (cc - e).abs(), m.unsqueeze(1).expand(-1, k, -1)], dim=-1)
+        f = self._dropout(f, batch.get("generator"))
         per_evidence = self.label_mlp(f)  # (B, K, L)
         ranking = self.rank_mlp(f).squeeze(-1)  # (B, K)
         present = batch["present"]

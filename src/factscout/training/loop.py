@@ -52,3 +52,91 @@ def optimizer_step(
     optimizer.step()
     if scheduler is not None:
         scheduler.step()
+
+
+# --- seeding: the same seed gives the same model ---------------------------------------------
+
+
+def seed_everything(seed: int, *, threads: int | None = 1, deterministic: bool = True) -> None:
+    """Seed every global random source a trainer may touch: python ``random``, numpy's global
+    state and torch's default generator (which torch >= 2.x seeds at random in every process);
+    with ``deterministic`` turn on ``torch.use_deterministic_algorithms`` (an op without a
+    deterministic kernel then raises instead of silently varying); with ``threads`` fix torch's
+    intra-op thread count (a float reduction split over another number of threads adds in
+    another order, so its last bits, and after a few thousand steps the trained model, differ).
+    Prefer :class:`deterministic_training`, which puts all of this back when training ends."""
+    import random
+
+    import numpy as np
+
+    from factscout.errors import InputError
+
+    torch = require_torch("training")
+    if threads is not None:
+        if threads < 1:
+            raise InputError(f"threads must be at least 1, got {threads}")
+        torch.set_num_threads(threads)
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(deterministic)
+
+
+class deterministic_training:
+    """Train inside ``with deterministic_training(seed):`` for the same model from the same seed.
+
+    Applies :func:`seed_everything` on entry; on exit restores the python, numpy and torch
+    random states, the deterministic-algorithms flag and the thread count the caller had, so
+    seeding a trainer never changes the randomness or the speed of the code around it. Bitwise
+    equality holds for one machine, torch build and thread count: other CPUs (AVX2 vs AVX-512
+    kernels), BLAS builds or thread counts round differently."""
+
+    def __init__(self, seed: int, *, threads: int | None = 1) -> None:
+        self.seed, self.threads = seed, threads
+
+    def __enter__(self) -> deterministic_training:
+        import random
+
+        import numpy as np
+
+        torch = require_torch("training")
+        self._saved = (
+            random.getstate(),
+            np.random.get_state(),
+            torch.random.get_rng_state(),
+            torch.get_num_threads(),
+            torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        )
+        try:
+            seed_everything(self.seed, threads=self.threads)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import random
+
+        import numpy as np
+
+        torch = require_torch("training")
+        py_state, np_state, torch_state, threads, flag, warn_only = self._saved
+        torch.use_deterministic_algorithms(flag, warn_only=warn_only)
+        torch.set_num_threads(threads)
+        torch.random.set_rng_state(torch_state)
+        random.setstate(py_state)
+        np.random.set_state(np_state)
+
+
+def derive_seed(seed: int, *keys: int | str) -> int:
+    """A seed for one stage of a training run (``derive_seed(seed, "finetune", "snes")``): the
+    keys are mixed into ``seed`` by numpy's ``SeedSequence`` (strings through crc32, never
+    python's ``hash``, which changes from one process to the next), so stages and seeds get
+    unrelated streams where ``seed + i`` would make seed 1's first domain replay seed 0's second."""
+    import zlib
+
+    import numpy as np
+
+    spawn = tuple(zlib.crc32(k.encode("utf-8")) if isinstance(k, str) else int(k) for k in keys)
+    return int(np.random.SeedSequence(seed, spawn_key=spawn).generate_state(1, dtype=np.uint64)[0] >> 1)

@@ -13,6 +13,32 @@ ranking module is trained with ListMLE against the target ranking of the ``metho
 
 ``select_time_aware`` then picks, per domain, the temporal ranking with the best micro-F1 on the
 selection split (dev): the "time-aware" model of the paper.
+
+Same seed, same model. Every training entry point (:func:`train_bilstm_encoders`,
+:func:`pretrain`, :func:`finetune`, :func:`run_method`) runs inside
+:class:`~factscout.training.loop.deterministic_training`: python, numpy and torch seeded, torch's
+deterministic algorithms on, ``TrainSettings.threads`` torch threads (1 by default), and all of it
+put back afterwards. Each stage takes its own seed from ``TrainSettings.seed`` through
+:func:`~factscout.training.loop.derive_seed` (parameter initialisation, the encoders' and the
+method's pre-training, each domain's fine-tuning, prediction), so no stage depends on what ran
+before it in the process; the batches come from a seeded numpy ``Generator`` and the dropout
+masks and random evidence weights from a seeded ``torch.Generator``, both passed explicitly.
+Claims are sorted by ``claim_id`` (:func:`examples_from`), domains by name and the vocabulary by
+(count, word), so nothing depends on file order, set iteration or ``PYTHONHASHSEED``.
+
+What is not made deterministic, and why:
+
+* Results are bitwise identical for one machine, torch build and thread count, not across them:
+  MKL / oneDNN pick kernels by CPU (AVX2, AVX-512) and may split large reductions by thread,
+  which changes the rounding of sums, and a few thousand optimizer steps can turn a last-bit
+  difference into a different model. ``threads`` is part of the settings for that reason (on
+  the 2-core x86_64 / AVX-512 development machine, 1 and 2 threads gave the same predictions
+  for every MultiFC dev claim with the BiLSTM benchmark's sizes, whose tensors are small; that
+  is an observation, not a guarantee).
+* The MiniLM variant reads sentence embeddings computed by ONNX Runtime (int8) or
+  sentence-transformers; those vectors are cached per text on first use
+  (:mod:`factscout.temporal.embeddings`) and every later run reads the same float32 values, but a
+  cache filled on another CPU or with another encoder build holds slightly different vectors.
 """
 
 from __future__ import annotations
@@ -20,7 +46,6 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
-import random
 import re
 import time
 from collections import Counter
@@ -38,7 +63,7 @@ from factscout.temporal.joint import BiLstmEncoder, FrozenEncoder, JointModel
 from factscout.temporal.listmle import listmle_loss
 from factscout.temporal.rankings import METHODS, temporal_scores
 from factscout.temporal.timestamps import delta_days
-from factscout.training.loop import optimizer_step
+from factscout.training.loop import derive_seed, deterministic_training, optimizer_step
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +90,8 @@ class Example:
 def examples_from(dataset: Dataset, *, max_evidence: int = MAX_EVIDENCE) -> list[Example]:
     """The claims of a MultiFC-layout dataset with their snippets (``meta['snippet_ids']``, search
     rank order), Δt against the claim date, and speaker / tag / category tokens. A claim without
-    snippets gets one empty evidence text (undated, unranked) so it can still be classified."""
+    snippets gets one empty evidence text (undated, unranked) so it can still be classified.
+    Sorted by ``claim_id``: the training order never depends on how a file was written."""
     passages = {p.passage_id: p for p in dataset.corpus}
     out = []
     for claim in dataset.claims:
@@ -91,7 +117,7 @@ def examples_from(dataset: Dataset, *, max_evidence: int = MAX_EVIDENCE) -> list
                 tuple(tokens),
             )
         )
-    return out
+    return sorted(out, key=lambda e: e.claim_id)
 
 
 def _rank(passage_id: str) -> int | None:
@@ -123,9 +149,11 @@ class LabelSpace:
 
 
 def build_vocab(texts: Sequence[str], *, min_count: int = 2, max_size: int = 30000) -> dict[str, int]:
-    """Word ids from 2 (0 = padding, 1 = unknown) for words seen at least ``min_count`` times."""
+    """Word ids from 2 (0 = padding, 1 = unknown) for words seen at least ``min_count`` times, most
+    frequent first, ties in alphabetical order (never in the order the texts came)."""
     counts = Counter(w for t in texts for w in _WORD.findall(t.lower()))
-    words = [w for w, n in counts.most_common(max_size) if n >= min_count]
+    ranked = sorted(counts.items(), key=lambda wn: (-wn[1], wn[0]))[:max_size]
+    words = [w for w, n in ranked if n >= min_count]
     return {w: i for i, w in enumerate(words, 2)}
 
 
@@ -264,18 +292,35 @@ class TrainSettings:
     dropout: float = 0.2
     encoder_epochs: int = 2
     seed: int = 13
+    threads: int = 1  # torch threads while training: part of what makes a run reproducible
 
 
-def build_model(input_dim: int, featurizer: Featurizer, method: str, settings: TrainSettings) -> JointModel:
-    """The joint model over fixed text vectors of size ``input_dim`` (MiniLM, or the BiLSTM's)."""
-    return JointModel(
-        FrozenEncoder(input_dim, settings.hidden),
-        FrozenEncoder(input_dim, settings.hidden),
-        n_labels=len(featurizer.labels.labels),
-        meta_vocab=len(featurizer.meta_vocab) + 1,
-        hidden=settings.hidden,
-        dropout=settings.dropout,
-        weighting="random" if method == "random" else "learned",
+def _seeded(seed: int | None, build: Callable[[], JointModel]) -> JointModel:
+    """``build()`` with torch's global generator seeded to ``seed`` (parameter initialisation),
+    leaving the caller's generator state as it was; ``None``: the global generator as it is."""
+    if seed is None:
+        return build()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return build()
+
+
+def build_model(
+    input_dim: int, featurizer: Featurizer, method: str, settings: TrainSettings, *, init_seed: int | None = None
+) -> JointModel:
+    """The joint model over fixed text vectors of size ``input_dim`` (MiniLM, or the BiLSTM's),
+    initialised from ``init_seed`` (or from torch's global generator when it is ``None``)."""
+    return _seeded(
+        init_seed,
+        lambda: JointModel(
+            FrozenEncoder(input_dim, settings.hidden),
+            FrozenEncoder(input_dim, settings.hidden),
+            n_labels=len(featurizer.labels.labels),
+            meta_vocab=len(featurizer.meta_vocab) + 1,
+            hidden=settings.hidden,
+            dropout=settings.dropout,
+            weighting="random" if method == "random" else "learned",
+        ),
     )
 
 
@@ -287,24 +332,35 @@ def train_bilstm_encoders(featurizer: Featurizer, train: Tensors, settings: Trai
     if featurizer.vocab is None:
         raise InputError("train_bilstm_encoders needs a 'bilstm' featurizer")
     size = len(featurizer.vocab) + 2
-    model = JointModel(
-        BiLstmEncoder(size, settings.embedding_dim, settings.lstm_hidden),
-        BiLstmEncoder(size, settings.embedding_dim, settings.lstm_hidden),
-        n_labels=len(featurizer.labels.labels),
-        meta_vocab=len(featurizer.meta_vocab) + 1,
-        hidden=settings.hidden,
-        dropout=settings.dropout,
-    )
-    torch.manual_seed(settings.seed)
-    pretrain(model, train, "base", settings, epochs=settings.encoder_epochs)
+    with deterministic_training(settings.seed, threads=settings.threads):
+        model = _seeded(
+            derive_seed(settings.seed, "encoders", "init"),
+            lambda: JointModel(
+                BiLstmEncoder(size, settings.embedding_dim, settings.lstm_hidden),
+                BiLstmEncoder(size, settings.embedding_dim, settings.lstm_hidden),
+                n_labels=len(featurizer.labels.labels),
+                meta_vocab=len(featurizer.meta_vocab) + 1,
+                hidden=settings.hidden,
+                dropout=settings.dropout,
+            ),
+        )
+        pretrain(
+            model,
+            train,
+            "base",
+            settings,
+            epochs=settings.encoder_epochs,
+            seed=derive_seed(settings.seed, "encoders", "pretrain"),
+        )
     return model
 
 
-def bilstm_vectors(model: JointModel, data: Tensors, *, batch_size: int = 256) -> Tensors:
-    """``data`` with its token ids replaced by the trained BiLSTMs' claim and evidence vectors."""
+def bilstm_vectors(model: JointModel, data: Tensors, *, batch_size: int = 256, threads: int = 1) -> Tensors:
+    """``data`` with its token ids replaced by the trained BiLSTMs' claim and evidence vectors
+    (computed on ``threads`` torch threads, as in training, so the vectors are reproducible)."""
     model.eval()
     claims, evidence = [], []
-    with torch.no_grad():
+    with deterministic_training(0, threads=threads), torch.no_grad():
         for start in range(0, len(data.examples), batch_size):
             claims.append(model.claim_encoder(data.claim[start : start + batch_size]))
             evidence.append(model.evidence_encoder(data.evidence[start : start + batch_size]))
@@ -348,43 +404,60 @@ def _steps(
 
 
 def pretrain(
-    model: JointModel, data: Tensors, method: str, settings: TrainSettings, *, epochs: int | None = None
+    model: JointModel,
+    data: Tensors,
+    method: str,
+    settings: TrainSettings,
+    *,
+    epochs: int | None = None,
+    seed: int | None = None,
 ) -> None:
-    """Balanced batches: each batch from one domain, the domain drawn uniformly at random."""
-    rng = np.random.default_rng(settings.seed)
-    gen = torch.Generator().manual_seed(settings.seed)
-    by_domain: dict[str, list[int]] = {}
-    for i, e in enumerate(data.examples):
-        by_domain.setdefault(e.domain, []).append(i)
-    domains = sorted(by_domain)
-    steps = max(len(data.examples) // settings.batch_size, 1)
-    for epoch in range(settings.pretrain_epochs if epochs is None else epochs):
-        batches = []
-        for _ in range(steps):
-            rows = by_domain[domains[rng.integers(len(domains))]]
-            batches.append(rng.choice(rows, size=min(settings.batch_size, len(rows)), replace=False))
-        loss = _steps(model, data, batches, method, settings, settings.lr, gen)
-        log.info("pretrain %s epoch %d loss %.4f", method, epoch, loss)
+    """Balanced batches: each batch from one domain, the domain drawn uniformly at random.
+
+    The batches come from a numpy ``Generator`` and the dropout masks (and random evidence
+    weights) from a ``torch.Generator``, both seeded with ``seed`` (default ``settings.seed``)."""
+    seed = settings.seed if seed is None else seed
+    with deterministic_training(seed, threads=settings.threads):
+        rng = np.random.default_rng(seed)
+        gen = torch.Generator().manual_seed(seed)
+        by_domain: dict[str, list[int]] = {}
+        for i, e in enumerate(data.examples):
+            by_domain.setdefault(e.domain, []).append(i)
+        domains = sorted(by_domain)
+        steps = max(len(data.examples) // settings.batch_size, 1)
+        for epoch in range(settings.pretrain_epochs if epochs is None else epochs):
+            batches = []
+            for _ in range(steps):
+                rows = by_domain[domains[rng.integers(len(domains))]]
+                batches.append(rng.choice(rows, size=min(settings.batch_size, len(rows)), replace=False))
+            loss = _steps(model, data, batches, method, settings, settings.lr, gen)
+            log.info("pretrain %s epoch %d loss %.4f", method, epoch, loss)
 
 
 def finetune(
     model: JointModel, data: Tensors, rows: Sequence[int], method: str, settings: TrainSettings, seed: int
 ) -> None:
-    rng = np.random.default_rng(seed)
-    gen = torch.Generator().manual_seed(seed)
-    rows_arr = np.asarray(rows)
-    for _ in range(settings.finetune_epochs):
-        order = rng.permutation(rows_arr)
-        batches = [order[i : i + settings.batch_size] for i in range(0, len(order), settings.batch_size)]
-        _steps(model, data, batches, method, settings, settings.finetune_lr, gen)
+    """``settings.finetune_epochs`` passes over ``rows`` in an order shuffled by ``seed``, which
+    also seeds the dropout masks."""
+    with deterministic_training(seed, threads=settings.threads):
+        rng = np.random.default_rng(seed)
+        gen = torch.Generator().manual_seed(seed)
+        rows_arr = np.asarray(rows)
+        for _ in range(settings.finetune_epochs):
+            order = rng.permutation(rows_arr)
+            batches = [order[i : i + settings.batch_size] for i in range(0, len(order), settings.batch_size)]
+            _steps(model, data, batches, method, settings, settings.finetune_lr, gen)
 
 
-def predict(model: JointModel, data: Tensors, rows: Sequence[int], labels: LabelSpace, *, seed: int = 0) -> list[str]:
-    """Predicted label strings (argmax over the claim's domain's labels)."""
+def predict(
+    model: JointModel, data: Tensors, rows: Sequence[int], labels: LabelSpace, *, seed: int = 0, threads: int = 1
+) -> list[str]:
+    """Predicted label strings (argmax over the claim's domain's labels); ``seed`` seeds the
+    random evidence weights of the ``random`` baseline."""
     model.eval()
     gen = torch.Generator().manual_seed(seed)
     out: list[str] = []
-    with torch.no_grad():
+    with deterministic_training(seed, threads=threads), torch.no_grad():
         for start in range(0, len(rows), 256):
             batch = data.batch(list(rows[start : start + 256]))
             batch["generator"] = gen
@@ -416,6 +489,8 @@ class DomainResult:
     micro_f1: float
     macro_f1: float
     n: int
+    claim_ids: tuple[str, ...] = ()  # the scored claims, in order
+    predicted: tuple[str, ...] = ()  # their predicted labels
 
 
 def run_method(
@@ -431,29 +506,39 @@ def run_method(
     if method not in ALL_METHODS:
         raise InputError(f"no joint-model method {method!r}; known: {', '.join(ALL_METHODS)}")
     seed = settings.seed
-    torch.manual_seed(seed)
-    random.seed(seed)
-    model = build_model(int(train.claim.shape[1]), featurizer, method, settings)
-    start = time.perf_counter()
-    pretrain(model, train, method, settings)
-    log.info("%s: pretrained in %.1f s", method, time.perf_counter() - start)
-    state = copy.deepcopy(model.state_dict())
-    train_rows: dict[str, list[int]] = {}
-    for i, e in enumerate(train.examples):
-        train_rows.setdefault(e.domain, []).append(i)
-    results: dict[str, dict[str, DomainResult]] = {name: {} for name in evals}
-    for d_index, domain in enumerate(sorted(train_rows)):
-        model.load_state_dict(state)
-        torch.manual_seed(seed + d_index)
-        finetune(model, train, train_rows[domain], method, settings, seed + d_index)
-        for name, data in evals.items():
-            rows = [i for i, e in enumerate(data.examples) if e.domain == domain]
-            if not rows:
-                continue
-            predicted = predict(model, data, rows, featurizer.labels, seed=seed + d_index)
-            micro, macro = f1_scores([data.examples[i].label for i in rows], predicted)
-            results[name][domain] = DomainResult(domain, micro, macro, len(rows))
-    return results
+    with deterministic_training(seed, threads=settings.threads):
+        # every method starts from the same initial weights and sees the same batches
+        model = build_model(
+            int(train.claim.shape[1]), featurizer, method, settings, init_seed=derive_seed(seed, "init")
+        )
+        start = time.perf_counter()
+        pretrain(model, train, method, settings, seed=derive_seed(seed, "pretrain"))
+        log.info("%s: pretrained in %.1f s", method, time.perf_counter() - start)
+        state = copy.deepcopy(model.state_dict())
+        train_rows: dict[str, list[int]] = {}
+        for i, e in enumerate(train.examples):
+            train_rows.setdefault(e.domain, []).append(i)
+        results: dict[str, dict[str, DomainResult]] = {name: {} for name in evals}
+        for domain in sorted(train_rows):
+            model.load_state_dict(state)
+            finetune(model, train, train_rows[domain], method, settings, derive_seed(seed, "finetune", domain))
+            for name in sorted(evals):
+                data = evals[name]
+                rows = [i for i, e in enumerate(data.examples) if e.domain == domain]
+                if not rows:
+                    continue
+                predicted = predict(
+                    model,
+                    data,
+                    rows,
+                    featurizer.labels,
+                    seed=derive_seed(seed, "predict", domain),
+                    threads=settings.threads,
+                )
+                micro, macro = f1_scores([data.examples[i].label for i in rows], predicted)
+                ids = tuple(data.examples[i].claim_id for i in rows)
+                results[name][domain] = DomainResult(domain, micro, macro, len(rows), ids, tuple(predicted))
+    return {name: results[name] for name in evals}
 
 
 def select_time_aware(dev: Mapping[str, Mapping[str, DomainResult]]) -> dict[str, str]:
