@@ -12,7 +12,7 @@ from factscout.retrieve.index import read_manifest
 
 
 def test_unknown_retriever_lists_valid_names(tmp_path, tiny_corpus):
-    with pytest.raises(UnknownName, match="no retriever 'bm52'; known: bm25, dense, hybrid"):
+    with pytest.raises(UnknownName, match="no retriever 'bm52'; known: bm25, bm25-and, bm25-plain, dense, hybrid"):
         build_index(tiny_corpus, tmp_path / "idx", "bm52")
 
 
