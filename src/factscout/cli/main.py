@@ -4,9 +4,18 @@ Each command lives in its own module under ``cli/`` (``cli/index.py``, ``cli/sea
 its input, calls one core function and prints or writes the result; ``cli/common.py`` holds what they
 share. This module builds the typer app and registers the commands, in the order ``--help`` lists
 them. Errors a user can cause are printed as one line (``error: ...``) with exit status 2.
+
+The top-level options live on the app's callback: ``--version``, and ``-v``/``--verbose``
+(repeatable: INFO, then DEBUG) or ``--log-level LEVEL``, which set the root logger's level and
+send library log messages to stderr through :func:`logging.basicConfig` (default WARNING).
 """
 
 from __future__ import annotations
+
+import logging
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
+from typing import Annotated
 
 import typer
 
@@ -16,6 +25,76 @@ from factscout.cli.train import app as train_app
 __all__ = ["app", "main"]
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Find and judge the evidence for a claim.")
+
+LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
+def version_string() -> str:
+    """The installed distribution's version; a source checkout that is not installed falls back to
+    ``factscout.__version__``."""
+    try:
+        return package_version("factscout")
+    except PackageNotFoundError:
+        import factscout
+
+        return str(getattr(factscout, "__version__", "unknown"))
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"factscout {version_string()}")
+        raise typer.Exit()
+
+
+def _check_level(value: str | None) -> str | None:
+    if value is None:
+        return None
+    level = value.strip().upper()
+    if level not in LEVELS:
+        raise typer.BadParameter(f"no log level {value!r}; known: {', '.join(LEVELS)}")
+    return level
+
+
+def log_level(verbose: int, level: str | None) -> int:
+    """``--log-level`` when given, else WARNING lowered one step per ``-v`` (INFO, then DEBUG)."""
+    if level is not None:
+        return int(getattr(logging, level))
+    return (logging.WARNING, logging.INFO)[verbose] if verbose < 2 else logging.DEBUG
+
+
+def configure_logging(level: int) -> None:
+    """Library log messages go to stderr at ``level`` and above. ``basicConfig`` adds the stderr
+    handler only when the root logger has none yet; the level is set either way."""
+    logging.basicConfig(level=level, format=LOG_FORMAT)
+    logging.getLogger().setLevel(level)
+
+
+@app.callback()
+def root(
+    verbose: Annotated[
+        int,
+        typer.Option(
+            "--verbose", "-v", count=True, show_default=False, help="Log more to stderr: -v for INFO, -vv for DEBUG."
+        ),
+    ] = 0,
+    level: Annotated[
+        str | None,
+        typer.Option(
+            "--log-level",
+            metavar="LEVEL",
+            callback=_check_level,
+            help=f"Log level for stderr, one of {', '.join(LEVELS)} (default WARNING); overrides -v.",
+        ),
+    ] = None,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Find and judge the evidence for a claim."""
+    configure_logging(log_level(verbose, level))
+
 
 app.command()(index.index)
 app.command()(search.search)
