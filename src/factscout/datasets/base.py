@@ -193,19 +193,14 @@ def meta_dict(**values: Any) -> dict[str, Any]:
 
 
 def fetch(url: str, dest: Path, *, timeout: float = 120.0) -> Path:
-    """Download ``url`` to ``dest`` through a temporary file and a rename; return ``dest``."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    log.info("downloading %s -> %s", url, dest)
-    request = urllib.request.Request(url, headers={"User-Agent": "factscout (dataset download)"})
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", dir=dest.parent)
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response, os.fdopen(fd, "wb") as out:
-            shutil.copyfileobj(response, out)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return dest
+    """Download ``url`` to ``dest`` through a temporary file, a sha256 check and a rename; return ``dest``.
+
+    See :func:`factscout.datasets.download.fetch_checked` (the expected checksums and the record
+    of the fetched ones).
+    """
+    from factscout.datasets.download import fetch_checked
+
+    return fetch_checked(url, dest, timeout=timeout)
 
 
 def fetch_all(urls: Mapping[str, str], folder: Path) -> Path:
