@@ -43,7 +43,7 @@ ARCHIVE_SHA = hashlib.sha256(ARCHIVE).hexdigest()
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             if self.path != "/release/data.tar.gz":
                 self.send_error(404)
                 return
@@ -112,7 +112,7 @@ def test_wrong_checksum_in_an_existing_root_leaves_it_as_it_was(tmp_path: Path, 
 
 
 def test_fetch_checked_refuses_a_mismatch_without_a_temporary_file(tmp_path: Path, loopback_scifact: str) -> None:
-    with pytest.raises(ChecksumMismatch, match="expected 0{64}"):
+    with pytest.raises(ChecksumMismatch, match=r"expected 0{64}"):
         fetch_checked(loopback_scifact, tmp_path / "a.tar.gz", sha256="0" * 64)
     assert list(tmp_path.iterdir()) == []
 
@@ -152,3 +152,26 @@ def test_list_shows_every_dataset_with_source_licence_and_presence(tmp_path: Pat
     assert rows["hover"][1] == "present" and rows["scifact"][1] == "missing"
     assert rows["scifact"][3] == "https://scifact.s3-us-west-2.amazonaws.com/release/latest/data.tar.gz"
     assert all(row[2] and row[3].startswith("https://") for row in rows.values())
+
+
+def test_averitec_known_checksum_is_the_pinned_train_file() -> None:
+    from factscout.datasets import averitec
+    from factscout.datasets.download import known_checksums
+
+    assert known_checksums("averitec") == {averitec.SOURCE.url: averitec.SHA256[averitec.SOURCE.url]}
+    assert known_checksums("scifact") == {}
+
+
+def test_averitec_known_checksum_matches_the_shared_copy() -> None:
+    from factscout.datasets import averitec
+    from factscout.datasets.base import data_root
+    from factscout.datasets.download import sha256_of
+    from factscout.errors import DataNotFound
+
+    try:
+        path = data_root() / "averitec" / "train.json"
+    except DataNotFound:
+        pytest.skip("no data folder")
+    if not path.is_file():
+        pytest.skip("averitec/train.json is not in the data folder")
+    assert sha256_of(path) == averitec.SHA256[averitec.SOURCE.url]

@@ -14,9 +14,6 @@ import importlib
 import json
 import logging
 import os
-import shutil
-import tempfile
-import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path

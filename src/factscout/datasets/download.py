@@ -17,7 +17,6 @@ import hashlib
 import logging
 import os
 import shutil
-import socket
 import tempfile
 import urllib.error
 import urllib.request
@@ -99,8 +98,10 @@ def fetch_checked(url: str, dest: Path, *, sha256: str | None = None, timeout: f
                     digest.update(chunk)
                     out.write(chunk)
         except urllib.error.HTTPError as exc:
-            raise NetworkUnreachable(f"cannot download {url}: the server answered HTTP {exc.code} {exc.reason}") from None
-        except (urllib.error.URLError, socket.timeout, ConnectionError) as exc:
+            raise NetworkUnreachable(
+                f"cannot download {url}: the server answered HTTP {exc.code} {exc.reason}"
+            ) from None
+        except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
             raise NetworkUnreachable(
                 f"cannot download {url}: the network is unreachable from here ({reason}); "
