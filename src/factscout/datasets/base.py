@@ -141,7 +141,7 @@ def require_file(path: Path, dataset_name: str) -> Path:
     if not path.is_file():
         raise DataNotFound(
             f"{dataset_name}: no such file: {path} (set {ENV_VAR} to the folder holding the datasets, "
-            f"or fetch them with download(dest) from the dataset's module in factscout.datasets)"
+            f"or fetch it with `factscout data download {dataset_name.split('_')[0]}` on a machine with internet access)"
         )
     return path
 
