@@ -20,6 +20,7 @@ from typing import Annotated
 import typer
 
 from factscout.cli import check, collect, demo, evaluate, index, plan, rewrite, search, serve, stance, trajectories
+from factscout.cli.data import app as data_app
 from factscout.cli.train import app as train_app
 
 __all__ = ["app", "main"]
@@ -109,6 +110,7 @@ app.add_typer(train_app, name="train")
 app.command()(demo.demo)
 app.command()(serve.serve)
 app.command()(collect.collect)
+app.add_typer(data_app, name="data")
 
 
 def main() -> None:  # pragma: no cover

@@ -60,6 +60,9 @@ SOURCE = DatasetSource(
     citation="Schlichtkrull, Guo, Vlachos. AVeriTeC: A Dataset for Real-world Claim Verification with Evidence "
     "from the Web. NeurIPS 2023 Datasets and Benchmarks.",
 )
+# known sha256 of the fetched files: train.json's git blob id (0f190e11...) equals the official tree's
+# data/train.json, so the raw URL serves exactly these bytes (dev.json has none known)
+SHA256 = {SOURCE.url: "ae5eda7c42ddf1695ef185a7ba1bc716928f5adf57103e4f78aae5f9afe00f9c"}
 FOLDER = "averitec"
 MINI_FILE = "fixtures/averitec_mini/train_subset.json"
 # split -> (queries file, qrels file) inside averitec/beir/, as the BEIR view writer names them

@@ -14,9 +14,6 @@ import importlib
 import json
 import logging
 import os
-import shutil
-import tempfile
-import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,7 +141,7 @@ def require_file(path: Path, dataset_name: str) -> Path:
     if not path.is_file():
         raise DataNotFound(
             f"{dataset_name}: no such file: {path} (set {ENV_VAR} to the folder holding the datasets, "
-            f"or fetch them with download(dest) from the dataset's module in factscout.datasets)"
+            f"or fetch it with `factscout data download {dataset_name.split('_')[0]}` on a machine with internet access)"
         )
     return path
 
@@ -193,19 +190,14 @@ def meta_dict(**values: Any) -> dict[str, Any]:
 
 
 def fetch(url: str, dest: Path, *, timeout: float = 120.0) -> Path:
-    """Download ``url`` to ``dest`` through a temporary file and a rename; return ``dest``."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    log.info("downloading %s -> %s", url, dest)
-    request = urllib.request.Request(url, headers={"User-Agent": "factscout (dataset download)"})
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", dir=dest.parent)
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response, os.fdopen(fd, "wb") as out:
-            shutil.copyfileobj(response, out)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return dest
+    """Download ``url`` to ``dest`` through a temporary file, a sha256 check and a rename; return ``dest``.
+
+    See :func:`factscout.datasets.download.fetch_checked` (the expected checksums and the record
+    of the fetched ones).
+    """
+    from factscout.datasets.download import fetch_checked
+
+    return fetch_checked(url, dest, timeout=timeout)
 
 
 def fetch_all(urls: Mapping[str, str], folder: Path) -> Path:
