@@ -130,3 +130,24 @@ def test_temperature_divides_the_logits(tmp_path):
     assert CrossStanceModel.load(saved).temperature == 3.0
     with pytest.raises(BadModel, match="temperature"):
         CrossStanceModel(model.network, model.tokenizer, temperature=0.0)
+
+
+def test_fully_fine_tuned_weights_are_stored_as_int8_differences_from_the_backbone(tmp_path):
+    import json as _json
+
+    from factscout.nn.adapters import read_lora_file, write_lora_arrays
+
+    rng = np.random.default_rng(0)
+    base = {"encoder.w": rng.normal(scale=0.05, size=(4, 8)).astype(np.float32)}
+    tuned = {"encoder.w": base["encoder.w"] + rng.normal(scale=1e-3, size=(4, 8)).astype(np.float32)}
+    tuned["head_linear.bias"] = np.array([0.5, -0.25], dtype=np.float32)
+    file = write_lora_arrays(tmp_path / "m.npz", tuned, {"format": "x", "format_version": 1}, base=base)
+    config, arrays = read_lora_file(file, "x", "model")
+    assert config["delta_params"] == ["encoder.w"]
+    with np.load(file) as data:
+        assert data["delta/encoder.w"].dtype == np.int8 and "param/encoder.w" not in data
+        assert _json.loads(str(data["config"]))["delta_params"] == ["encoder.w"]
+    delta = tuned["encoder.w"] - base["encoder.w"]
+    step = np.abs(delta).max(axis=1, keepdims=True) / 127
+    assert np.all(np.abs(arrays["encoder.w"] - delta) <= step / 2 + 1e-9)
+    assert np.allclose(arrays["head_linear.bias"], tuned["head_linear.bias"])

@@ -107,7 +107,7 @@ def network_from_state(
     config: Mapping[str, Any], arrays: Mapping[str, np.ndarray], source: str = "?"
 ) -> tuple[Any, Any]:
     """(network, tokenizer) built from a config and the adapter/head arrays, checked to fit."""
-    torch = require_torch("the cross-encoder re-ranker")
+    require_torch("the cross-encoder re-ranker")
     from transformers import AutoTokenizer
 
     try:
@@ -115,17 +115,38 @@ def network_from_state(
         tokenizer = AutoTokenizer.from_pretrained(backbone_path(str(config["backbone"])), local_files_only=True)
     except KeyError as exc:
         raise BadModel(f"{source}: the model config lacks {exc}") from None
-    params = dict(network.named_parameters())
     wanted = trainable_state(network)
     missing = sorted(set(wanted) - set(arrays))
     extra = sorted(set(arrays) - set(wanted))
     if missing or extra:
         raise BadModel(f"{source} does not fit the backbone: missing {missing[:3]}, unexpected {extra[:3]}")
+    assign_state(network, arrays, config, source)
+    return network, tokenizer
+
+
+def assign_state(network: Any, arrays: Mapping[str, np.ndarray], config: Mapping[str, Any], source: str = "?") -> None:
+    """Copy a model file's arrays into ``network`` (built from the same backbone); the ones the
+    config lists in ``delta_params`` are differences from the backbone and are added to it."""
+    torch = require_torch("the cross-encoder re-ranker")
+    params = dict(network.named_parameters())
+    deltas = set(config.get("delta_params", ()))
     with torch.no_grad():
         for name, value in arrays.items():
-            if tuple(params[name].shape) != value.shape:
-                raise BadModel(
-                    f"{source}: {name} has shape {value.shape}, the network needs {tuple(params[name].shape)}"
-                )
-            params[name].copy_(torch.from_numpy(value))
-    return network, tokenizer
+            if name not in params or tuple(params[name].shape) != value.shape:
+                found = tuple(params[name].shape) if name in params else None
+                raise BadModel(f"{source}: {name} has shape {value.shape}, the network needs {found}")
+            tensor = torch.from_numpy(value).to(params[name].device)
+            if name in deltas:
+                params[name].add_(tensor)
+            else:
+                params[name].copy_(tensor)
+
+
+def backbone_weights(network: Any, backbone: str) -> dict[str, np.ndarray]:
+    """The starting values of ``network``'s fully fine-tuned backbone weights (``encoder.*``),
+    read from ``backbone``: what a model file stores its weights' differences from."""
+    from transformers import AutoModel
+
+    fresh = AutoModel.from_pretrained(backbone_path(backbone), local_files_only=True).float()
+    start = {f"encoder.{k}": v.detach().cpu().numpy() for k, v in fresh.named_parameters()}
+    return {k: start[k] for k, p in network.named_parameters() if p.requires_grad and k in start}

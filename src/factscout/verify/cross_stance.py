@@ -26,7 +26,7 @@ import numpy as np
 
 from factscout.errors import BadModel, InputError
 from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_file
-from factscout.nn.backbone import network_from_state
+from factscout.nn.backbone import backbone_weights, network_from_state
 from factscout.nn.encoding import VectorCache
 from factscout.nn.pairs import check_batching, run_pairs
 from factscout.records import STANCE_LABELS
@@ -110,8 +110,10 @@ class CrossStanceModel(PairwiseStance):
             temperature=float(config.get("temperature", 1.0)),
         )
 
-    def save(self, path: str | Path, *, config: Mapping[str, Any]) -> Path:
-        """Write the adapters and head (fp16) with ``config``, the rule thresholds and info."""
+    def save(self, path: str | Path, *, config: Mapping[str, Any], backbone: str | None = None) -> Path:
+        """Write the adapters and head (fp16) with ``config``, the rule thresholds and info; fully
+        fine-tuned weights as int8 differences from the backbone (``backbone``: the folder it was
+        read from, default the config's)."""
         full = {
             **config,
             "format": FORMAT,
@@ -123,7 +125,10 @@ class CrossStanceModel(PairwiseStance):
             "rule": self.rule,
             "temperature": self.temperature,
         }
-        return write_lora_file(Path(path), self.network, full)
+        base = None
+        if full.get("finetune") == "full":
+            base = backbone_weights(self.network, backbone or str(full["backbone"]))
+        return write_lora_file(Path(path), self.network, full, base=base)
 
     # -- inference --
 
