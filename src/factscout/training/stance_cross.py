@@ -319,11 +319,11 @@ def _scifact_parts(config: CrossConfig, say: Say) -> _Parts:
     return _Parts(fit, dev, heldout, pairs, cosines, emb)
 
 
-def prepare(config: CrossConfig, say: Say = _quiet) -> dict[str, Any]:
+def prepare(config: CrossConfig, say: Say = _quiet, *, parts: _Parts | None = None) -> dict[str, Any]:
     """The training pairs and the dev evaluation pairs that choose the epoch, as a JSON bundle."""
     from factscout.datasets import load_dataset
 
-    parts = _scifact_parts(config, say)
+    parts = parts or _scifact_parts(config, say)
     if config.pairs is not None:
         pairs, origins = file_pairs(config.pairs, {c.claim_id for c in (*parts.dev, *parts.heldout)})
     else:
@@ -389,5 +389,6 @@ def run(out: Path, config: CrossConfig, *, say: Say = _quiet, command: str = "")
     from factscout.training.stance_cross_report import report
 
     t0 = time.perf_counter()
-    weights = fit(prepare(config, say), config, out, say)
-    return report(weights, config, out, say=say, command=command, started=t0)
+    parts = _scifact_parts(config, say)  # split and embedded once for the prepare and report stages
+    weights = fit(prepare(config, say, parts=parts), config, out, say)
+    return report(weights, config, out, say=say, command=command, started=t0, parts=parts)

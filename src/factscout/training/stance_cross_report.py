@@ -23,6 +23,7 @@ from factscout.training.stance_cross import (
     METRICS_FILE,
     CrossConfig,
     Say,
+    _Parts,
     _quiet,
     _scifact_parts,
 )
@@ -56,16 +57,18 @@ def report(
     command: str = "",
     note: str | None = None,
     started: float | None = None,
+    parts: _Parts | None = None,
     device: str = "cpu",
 ) -> dict[str, Any]:
-    """Calibrate, tune the count rule, score held-out SciFact, and write weights, metrics and card."""
+    """Calibrate, tune the count rule, score held-out SciFact, and write weights, metrics and card
+    (``parts``: the SciFact split and embeddings when the caller already has them, as :func:`run` does)."""
     from factscout.nn.adapters import read_lora_file
     from factscout.verify.cross_stance import FORMAT
 
     t0 = started if started is not None else time.perf_counter()
     fit_log_file = out / FIT_LOG
     log = json.loads(fit_log_file.read_text()) if fit_log_file.is_file() else {}
-    parts = _scifact_parts(config, say)
+    parts = parts or _scifact_parts(config, say)
     sci_fit, sci_dev, sci_held = parts.pairs["fit"], parts.pairs["dev"], parts.pairs["heldout"]
     cos_fit, cos_dev, cos_held = parts.cosines["fit"], parts.cosines["dev"], parts.cosines["heldout"]
     emb, dev, heldout = parts.embeddings, parts.dev, parts.heldout
