@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from factscout.plan import Planner
     from factscout.records import StanceLabel
     from factscout.retrieve.base import Retriever
+    from factscout.retrieve.sentences import SentenceData
     from factscout.verify.classifier import VerdictClassifier
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,8 @@ class Checker:
         if store is None:
             raise InputError(f"checking needs a retriever with a passage store, got {type(retriever).__name__}")
         self.store = store
+        self.sentences: SentenceData | None = None  # the index's stored sentences (from_index)
+        self._sentences_usable: bool | None = None
         if planner is None:
             planner = make_planner(s.planner, **({"max_queries": s.max_queries} if s.max_queries else {}))
         self.planner = planner
@@ -181,11 +184,20 @@ class Checker:
         """A checker over the index in ``directory`` (built with ``factscout index``)."""
         from factscout.retrieve import load_index
         from factscout.retrieve.index import read_manifest
+        from factscout.retrieve.sentences import load_sentence_data
 
         path, manifest = read_manifest(directory)
         retriever = load_index(directory)
         info = {"index": str(Path(directory)), "generation": path.name, "retriever": manifest.get("retriever")}
-        return cls(retriever, settings, provenance=info, **components)
+        checker = cls(retriever, settings, provenance=info, **components)
+        checker.sentences = load_sentence_data(path, len(retriever.store))
+        if checker.sentences is None:
+            log.warning(
+                "index %s has no stored sentence vectors: sentences are embedded per claim (slower); rebuild it with"
+                " 'factscout index' to store them",
+                directory,
+            )
+        return checker
 
     # -- steps loaded on first use --
 
@@ -305,11 +317,38 @@ class Checker:
 
         if self._selector is not None and getattr(self._selector, "encoder", None) is not self._encoder:
             return
+        stored = self._stored_sentences()
         texts = [c.text for c in claims]
         for ranking in rankings:
             for hit in ranking.top(passages).hits:
-                texts += sentences_of(self.store[hit.passage_id].text)
+                passage = self.store[hit.passage_id]
+                position = stored.position.get(hit.passage_id) if stored is not None else None
+                if self.sentences is not None and position is not None:
+                    sents, vectors = (
+                        self.sentences.sentences(position, passage.text),
+                        self.sentences.vectors_of(position),
+                    )
+                    self.encoder.prime(sents, vectors)
+                else:
+                    texts += sentences_of(passage.text)
         self.encoder.encode(list(dict.fromkeys(texts)))
+
+    def _stored_sentences(self) -> Any:
+        """The passage store when the index's stored sentence vectors can stand in for this
+        checker's encoder (the same model built them), else ``None``."""
+        from factscout.retrieve.sentences import encoder_name
+
+        if self.sentences is None or not hasattr(self.store, "position"):
+            return None
+        if self._sentences_usable is None:
+            self._sentences_usable = encoder_name(self.encoder) == self.sentences.encoder
+            if not self._sentences_usable:
+                log.warning(
+                    "the index's sentence vectors come from %s, this check embeds with %s: embedding per claim",
+                    self.sentences.encoder,
+                    encoder_name(self.encoder),
+                )
+        return self.store if self._sentences_usable else None
 
     def judge(
         self,

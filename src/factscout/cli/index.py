@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from factscout.cli.common import RayOption, err, friendly, one_of, out, progress, quiet_libraries
+from factscout.errors import MissingDependency
 from factscout.retrieve import RETRIEVERS
 from factscout.retrieve.hybrid import HYBRID_FUSIONS
 
@@ -44,12 +45,21 @@ def index(
         int | None, typer.Option(help="dense: passages per encoding call, also per Ray Data task (default 256)")
     ] = None,
     pg_name: Annotated[str, typer.Option(help="index name on the PostgreSQL server (pg-* retrievers)")] = "factscout",
+    sentences: Annotated[
+        bool,
+        typer.Option(
+            "--sentences/--no-sentences",
+            help="also split every passage into sentences and store their vectors (check then embeds only the claim"
+            " and its queries; on Ray with --ray)",
+        ),
+    ] = True,
 ) -> None:
     """Index a corpus for search."""
     quiet_libraries()
     from factscout.datasets.passages import split_passages
     from factscout.formats.beir import read_corpus
     from factscout.retrieve import build_retriever, save_index
+    from factscout.retrieve.index import index_sentences
 
     RETRIEVERS[retriever]
     dense: dict[str, Any] = {"encoder": encoder, **({"encode_batch": encode_batch} if encode_batch is not None else {})}
@@ -73,7 +83,17 @@ def index(
             passages = split_passages(passages, window, min(stride, window))
     with err.status(f"indexing {len(passages)} passages with {retriever} (dense encoding shows its own bar)"):
         built = build_retriever(passages, retriever, settings, show_progress=err.is_terminal)
-        gen = save_index(built, index, source=str(corpus))
+    data = None
+    if sentences and not retriever.startswith("pg-"):
+        try:
+            with err.status(f"splitting and embedding the sentences of {len(built.store)} passages"):
+                data = index_sentences(built.store.passages, show_progress=err.is_terminal, ray=ray)
+        except MissingDependency as exc:  # a BM25-only install: the index works, check embeds per claim
+            err.print(f"[yellow]no sentence vectors stored[/] ({exc})")
+    with err.status("writing the index"):
+        gen = save_index(built, index, source=str(corpus), sentences=data)
+    stored = f", {len(data.spans)} sentences" if data is not None else ""
     out.print(
-        f"indexed {len(built.store)} passages ({built.store.n_dated} dated) with {retriever} into {index} ({gen.name})"
+        f"indexed {len(built.store)} passages ({built.store.n_dated} dated{stored}) with {retriever} into {index}"
+        f" ({gen.name})"
     )

@@ -96,6 +96,14 @@ class CachedEncoder:
         """The wrapped sentence-transformers model (the BIO tagger reads its token states)."""
         return getattr(self.encoder, "model", self.encoder)
 
+    def prime(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Hold precomputed ``vectors`` of ``texts`` (e.g. an index's stored sentence vectors) so
+        :meth:`encode` returns them instead of encoding; a text already held keeps its vector."""
+        if len(texts) != len(vectors):
+            raise ValueError(f"{len(texts)} texts but {len(vectors)} vectors")
+        rows = np.asarray(vectors, dtype=np.float32)
+        self._cache.update((t, rows[i]) for i, t in enumerate(texts) if t not in self._cache)
+
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         rows = self._cache.lookup(texts, self.encoder.encode)
         dim = rows[0].shape[0] if rows else 0

