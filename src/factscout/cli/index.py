@@ -7,7 +7,20 @@ from typing import Annotated, Any
 
 import typer
 
-from factscout.cli.common import RayOption, err, friendly, one_of, out, progress, quiet_libraries
+from factscout.cli.common import (
+    INPUT,
+    OUTPUT,
+    RayOption,
+    bars_off,
+    counted,
+    err,
+    friendly,
+    one_of,
+    out,
+    quiet_libraries,
+    status,
+)
+from factscout.datasets import DATASETS
 from factscout.retrieve import RETRIEVERS
 from factscout.retrieve.hybrid import HYBRID_FUSIONS
 
@@ -17,8 +30,21 @@ _POSTGRES = [name for name in RETRIEVERS if name.startswith("pg-")]
 
 @friendly
 def index(
-    corpus: Annotated[Path, typer.Option(help="BEIR JSONL corpus (_id, title, text, published?, url?); .gz ok")],
-    index: Annotated[Path, typer.Option("--index", help="index directory (created or replaced atomically)")],
+    index: Annotated[
+        Path, typer.Option("--index", *OUTPUT, help="index directory to write (created or replaced atomically)")
+    ],
+    corpus: Annotated[
+        Path | None,
+        typer.Option(*INPUT, "--corpus", help="BEIR JSONL corpus (_id, title, text, published?, url?); .gz ok"),
+    ] = None,
+    dataset: Annotated[
+        str | None,
+        typer.Option(help=f"instead of --input: the passage pool of a dataset under the data root: {one_of(DATASETS)}"),
+    ] = None,
+    data: Annotated[
+        Path | None,
+        typer.Option(help="with --dataset: the data root (default: $FACTSCOUT_DATA or ../shared/data)"),
+    ] = None,
     retriever: Annotated[
         str,
         typer.Option(help=f"{one_of(_LOCAL)}, or {one_of(_POSTGRES)} in PostgreSQL ($FACTSCOUT_PG_DSN)"),
@@ -45,12 +71,13 @@ def index(
     ] = None,
     pg_name: Annotated[str, typer.Option(help="index name on the PostgreSQL server (pg-* retrievers)")] = "factscout",
 ) -> None:
-    """Index a corpus for search."""
+    """Index a corpus (a BEIR JSONL file, or --dataset NAME) for search."""
     quiet_libraries()
     from factscout.datasets.passages import split_passages
-    from factscout.formats.beir import read_corpus
     from factscout.retrieve import build_retriever, save_index
 
+    if (corpus is None) == (dataset is None):
+        raise typer.BadParameter("give exactly one of --input FILE (--corpus) or --dataset NAME")
     RETRIEVERS[retriever]
     dense: dict[str, Any] = {"encoder": encoder, **({"encode_batch": encode_batch} if encode_batch is not None else {})}
     bm25 = {name: value for name, value in (("k1", k1), ("b", b)) if value is not None}  # else each kind's defaults
@@ -66,14 +93,38 @@ def index(
             )
         retriever, settings["sharded"] = "sharded", {"shards": shards, "ray": ray}
     settings["postgres"] = {"name": pg_name}
-    with progress() as bar:
-        bar.add_task(f"reading {corpus.name}", total=None)
-        passages = list(read_corpus(corpus))
-        if window:
-            passages = split_passages(passages, window, min(stride, window))
-    with err.status(f"indexing {len(passages)} passages with {retriever} (dense encoding shows its own bar)"):
-        built = build_retriever(passages, retriever, settings, show_progress=err.is_terminal)
-        gen = save_index(built, index, source=str(corpus))
+    passages = _read_passages(corpus) if corpus is not None else _dataset_passages(str(dataset), data)
+    if window:
+        passages = split_passages(passages, window, min(stride, window))
+    with status(f"indexing {len(passages)} passages with {retriever} (dense encoding shows its own bar)"):
+        built = build_retriever(passages, retriever, settings, show_progress=not bars_off(err))
+        gen = save_index(built, index, source=str(corpus) if corpus is not None else f"dataset {dataset}")
     out.print(
         f"indexed {len(built.store)} passages ({built.store.n_dated} dated) with {retriever} into {index} ({gen.name})"
     )
+
+
+def _read_passages(corpus: Path) -> list[Any]:
+    """The corpus's passages, counted against its non-blank lines (one passage each)."""
+    from factscout.formats.beir import read_corpus
+    from factscout.formats.jsonl import read_lines
+
+    total = sum(1 for _, line in read_lines(corpus) if line.strip())
+    passages = []
+    with counted(f"reading {corpus.name}", total) as bar:
+        for passage in read_corpus(corpus):
+            passages.append(passage)
+            bar.advance()
+    return passages
+
+
+def _dataset_passages(name: str, data: Path | None) -> list[Any]:
+    from factscout.datasets import load_dataset
+    from factscout.errors import InputError
+
+    DATASETS[name]
+    with status(f"reading dataset {name}"):
+        found = load_dataset(name, root=data)
+    if not found.corpus:
+        raise InputError(f"dataset {name!r} has no passage pool to index; give a BEIR corpus with --input FILE")
+    return list(found.corpus)
