@@ -105,6 +105,8 @@ def counted(description: str, total: int, *, console: Console | None = None) -> 
         console=console,
         transient=True,
         disable=bars_off(console),
+        redirect_stdout=False,  # stdout is the command's output, never the bar's
+        redirect_stderr=False,
     )
     with bar:
         yield Counted(bar, bar.add_task(description, total=total))
