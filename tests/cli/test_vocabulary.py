@@ -84,6 +84,25 @@ def test_rewrite_aliases_write_the_same_queries(mini, tmp_path):
     assert outputs[0] and outputs[0] == outputs[1]
 
 
+def test_trajectories_aliases_write_the_same_sequences_and_count_the_claims_left(mini, tmp_path, monkeypatch):
+    rows = (mini / "claims.jsonl").read_text().splitlines()[:2]
+    (tmp_path / "claims.jsonl").write_text("\n".join(rows) + "\n")
+    common_args = ("--qrels", mini / "qrels.tsv", "--index", mini / "idx", "--depth", "2")
+    screen = io.StringIO()
+    monkeypatch.setattr(common, "err", Console(file=screen, force_terminal=True, width=100))
+    outputs = []
+    for i, flags in enumerate((("--claims", "--out"), ("-i", "-o"))):
+        r = invoke("trajectories", flags[0], tmp_path / "claims.jsonl", flags[1], tmp_path / f"{i}.jsonl", *common_args)
+        assert r.exit_code == 0, r.output
+        outputs.append([json.loads(line) for line in (tmp_path / f"{i}.jsonl").read_text().splitlines()])
+    assert outputs[0] and outputs[0] == outputs[1]
+    assert "BFS trajectories" in screen.getvalue() and "/2" in screen.getvalue()
+    screen.truncate(0)
+    again = invoke("trajectories", "-i", tmp_path / "claims.jsonl", "-o", tmp_path / "0.jsonl", *common_args)
+    assert again.exit_code == 0 and "2 claims (2 already done)" in again.stderr
+    assert "/2" not in screen.getvalue()  # a rerun resumes: nothing left to count
+
+
 def test_check_aliases_write_the_same_reports(mini, tmp_path):
     rows = (mini / "claims.jsonl").read_text().splitlines()[:3]
     (tmp_path / "claims.jsonl").write_text("\n".join(rows) + "\n")
