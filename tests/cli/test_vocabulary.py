@@ -142,7 +142,7 @@ def tiny_index(tmp_path_factory, tiny_corpus):
 def test_help_says_the_date_filter_is_on_for_dated_claims(command):
     text = " ".join(runner.invoke(app, [command, "--help"], env={"COLUMNS": "400"}).output.split())
     assert "--date-filter --no-date-filter" in text or "--date-filter/--no-date-filter" in text
-    assert "On by default" in text and "claims without a date are not filtered" in text
+    assert "On by default" in text and "a claim or query without a date is not filtered" in text
 
 
 def test_search_one_dated_query_is_filtered_unless_told(tiny_index):

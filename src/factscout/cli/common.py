@@ -125,7 +125,7 @@ OUTPUT = ("--output", "-o")
 # search and check filter by date the same way: on by default, for the claims/queries that have a date
 DATE_FILTER_HELP = (
     "keep only passages published before the claim's (query's) date, for each claim or query that has one "
-    "(--date or the file's date field); claims without a date are not filtered. On by default; "
+    "(--date or the file's date field); a claim or query without a date is not filtered. On by default; "
     "--no-date-filter also uses later passages"
 )
 
