@@ -216,3 +216,28 @@ def test_quiet_flag_is_accepted_and_keeps_the_output(mini, tmp_path):
     r = invoke("-q", "plan", "-i", mini / "claims.jsonl", "--planner", "claim", "-o", tmp_path / "q.jsonl")
     assert r.exit_code == 0, r.output
     assert "wrote 30 queries" in r.stdout
+
+
+def test_index_a_registered_dataset_by_name(tmp_path):
+    r = invoke("index", "--dataset", "scifact_mini", "-o", tmp_path / "idx")
+    assert r.exit_code == 0, r.output
+    assert "indexed 200 passages" in r.stdout
+    r = invoke("search", "--index", tmp_path / "idx", "--query", "folic acid vitamin B12 kidney disease", "--k", "3")
+    assert r.exit_code == 0 and "33409100" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--dataset", "scifact_mini", "-i", "corpus.jsonl"],
+            "give exactly one of --input FILE (--corpus) or --dataset",
+        ),
+        ([], "give exactly one of --input FILE (--corpus) or --dataset"),
+        (["--dataset", "scifakt"], "no dataset 'scifakt'; known:"),
+        (["--dataset", "scifact_mini", "--data", "/nope"], "no such file: /nope/fixtures/scifact_mini"),
+    ],
+)
+def test_index_input_errors_name_the_problem(tmp_path, args, message):
+    r = runner.invoke(app, ["index", "-o", str(tmp_path / "idx"), *args], env={"COLUMNS": "400"})
+    assert r.exit_code == 2 and message in " ".join(r.output.split()), r.output
