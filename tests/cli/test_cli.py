@@ -76,12 +76,13 @@ def test_single_query_table(mini, tmp_path):
 
 
 def test_date_filter_flag(tmp_path, tiny_corpus):
+    """A dated query is filtered unless --no-date-filter (the same default as check)."""
     write_corpus(tmp_path / "c.jsonl", tiny_corpus)
     (tmp_path / "q.jsonl").write_text(
         json.dumps({"_id": "c1", "text": "vaccine microchip myths", "date": "2021-02-01"}) + "\n"
     )
     invoke("index", "--corpus", tmp_path / "c.jsonl", "--index", tmp_path / "idx")
-    for flag, expect_p04 in (([], True), (["--date-filter"], False)):
+    for flag, expect_p04 in (([], False), (["--date-filter"], False), (["--no-date-filter"], True)):
         r = invoke(
             "search",
             "--index",

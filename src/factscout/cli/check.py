@@ -9,16 +9,20 @@ from typing import Annotated, Any
 import typer
 
 from factscout.cli.common import (
+    DATE_FILTER_HELP,
+    INPUT,
+    OUTPUT,
     RayOption,
+    counted,
     err,
     friendly,
     one_of,
     out,
     parse_day,
     print_report,
-    progress,
     quiet_libraries,
     read_claims,
+    status,
 )
 from factscout.cli.stance import STANCE_HELP
 from factscout.fuse import FUSIONS
@@ -29,13 +33,19 @@ from factscout.verify import VERDICT_METHODS
 
 @friendly
 def check(
-    claim: Annotated[str | None, typer.Argument(help="the claim to check (or give --claims FILE)")] = None,
+    claim: Annotated[str | None, typer.Argument(help="the claim to check (or give --input FILE)")] = None,
     index: Annotated[Path, typer.Option("--index", help="index directory built with `factscout index`")] = Path(
         ".factscout/scifact-index"
     ),
-    date: Annotated[str | None, typer.Option(help="the claim's date (YYYY-MM-DD): evidence must predate it")] = None,
-    claims: Annotated[Path | None, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?)")] = None,
-    out_path: Annotated[Path | None, typer.Option("--out", help="reports JSONL to write (with --claims)")] = None,
+    date: Annotated[
+        str | None, typer.Option(help="the claim's date (YYYY-MM-DD): evidence must predate it (see --date-filter)")
+    ] = None,
+    claims: Annotated[
+        Path | None, typer.Option(*INPUT, "--claims", help="claims JSONL in BEIR query form (_id, text, date?)")
+    ] = None,
+    out_path: Annotated[
+        Path | None, typer.Option(*OUTPUT, "--out", help="reports JSONL to write (with --input)")
+    ] = None,
     planner: Annotated[str, typer.Option(help=one_of(PLANNERS))] = "decompose",
     fusion: Annotated[str, typer.Option(help="how sub-query rankings are fused: " + one_of(FUSIONS))] = "combsum-norm",
     passages: Annotated[int, typer.Option(help="top passages read for evidence sentences")] = 5,
@@ -44,28 +54,29 @@ def check(
     selector: Annotated[str, typer.Option(help="evidence sentence selector: " + one_of(SELECTORS))] = "threshold",
     stance: Annotated[str, typer.Option(help=STANCE_HELP)] = "cross",
     verdict: Annotated[str, typer.Option(help="verdict method: " + one_of(VERDICT_METHODS))] = "rule",
-    no_date_filter: Annotated[
-        bool, typer.Option("--no-date-filter", help="also use evidence published after the claim date")
-    ] = False,
+    date_filter: Annotated[bool, typer.Option("--date-filter/--no-date-filter", help=DATE_FILTER_HELP)] = True,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON (one claim)")] = False,
     ray: RayOption = None,
     workers: Annotated[int | None, typer.Option(help="with --ray: checker actors (default: one per CPU)")] = None,
 ) -> None:
-    """Check a claim: plan, retrieve, fuse, select evidence sentences, classify stance, give a verdict."""
+    """Check a claim: plan, retrieve, fuse, select evidence sentences, classify stance, give a verdict.
+
+    A claim with a date finds only evidence published before it unless --no-date-filter is given.
+    """
     quiet_libraries()
     from factscout.check import Checker, CheckSettings
     from factscout.records import Claim
 
     if (claim is None) == (claims is None):
-        raise typer.BadParameter("give exactly one of a CLAIM argument or --claims FILE")
+        raise typer.BadParameter("give exactly one of a CLAIM argument or --input FILE (--claims)")
     if claims is not None and out_path is None:
-        raise typer.BadParameter("--claims needs --out FILE for the reports")
+        raise typer.BadParameter("--input FILE (--claims) needs --output FILE (--out) for the reports")
     settings = CheckSettings(
         planner=planner,
         fusion=fusion,
         passages=passages,
         depth=depth,
-        date_filter=not no_date_filter,
+        date_filter=date_filter,
         rerank=rerank,
         selector=selector,
         stance=stance,
@@ -73,16 +84,17 @@ def check(
     )
     if ray is not None:
         if claims is None or out_path is None:
-            raise typer.BadParameter("--ray checks a --claims FILE (with --out)")
+            raise typer.BadParameter("--ray checks an --input FILE (--claims, with --output)")
         from factscout.scale.jobs import check_on_ray
 
-        _write_reports(out_path, check_on_ray(index, settings, read_claims(claims), address=ray, workers=workers))
+        items = read_claims(claims)
+        _write_reports(out_path, check_on_ray(index, settings, items, address=ray, workers=workers), len(items))
         return
     checker = Checker.from_index(index, settings)
     if claim is not None:
         if not claim.strip():
             raise typer.BadParameter("the claim is empty")
-        with err.status("checking the claim"):
+        with status("checking the claim"):
             report = checker.check(Claim("claim", claim.strip(), parse_day(date, "--date")))
         if as_json:
             out.print_json(json.dumps(report.to_dict()))
@@ -90,21 +102,21 @@ def check(
             print_report(report)
         return
     assert claims is not None and out_path is not None  # for mypy: checked above
-    _write_reports(out_path, checker.iter_check(read_claims(claims), batch_size=32))
+    items = read_claims(claims)
+    _write_reports(out_path, checker.iter_check(items, batch_size=32), len(items))
 
 
-def _write_reports(out_path: Path, reports: Any) -> None:
+def _write_reports(out_path: Path, reports: Any, total: int) -> None:
     from factscout.cli.stats import CheckStats
     from factscout.formats.jsonl import write_jsonl
 
     stats = CheckStats()
-    with progress() as bar:
-        task = bar.add_task("checking claims", total=None)
+    with counted("checking claims", total) as bar:
 
         def rows() -> Any:
             for report in reports:
                 stats.add(report)
-                bar.advance(task)
+                bar.advance()
                 yield report.to_dict()
 
         write_jsonl(out_path, rows())

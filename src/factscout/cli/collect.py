@@ -7,15 +7,20 @@ from typing import Annotated
 
 import typer
 
-from factscout.cli.common import err, friendly, one_of, out, progress, quiet_libraries, read_claims
+from factscout.cli.common import INPUT, OUTPUT, counted, err, friendly, one_of, out, quiet_libraries, read_claims
 from factscout.collect.providers import PROVIDERS
 
 
 @friendly
 def collect(
-    claims: Annotated[Path, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?, metadata?)")],
+    claims: Annotated[
+        Path,
+        typer.Option(*INPUT, "--claims", help="claims JSONL in BEIR query form (_id, text, date?, metadata?)"),
+    ],
     provider: Annotated[str, typer.Option(help=f"web search: {one_of(PROVIDERS)} (keys from the env)")],
-    out_path: Annotated[Path, typer.Option("--out", help="output folder: corpus, qrels, queries, records, snapshot/")],
+    out_path: Annotated[
+        Path, typer.Option(*OUTPUT, "--out", help="output folder: corpus, qrels, queries, records, snapshot/")
+    ],
     replay: Annotated[Path | None, typer.Option(help="replay an earlier output/snapshot folder: no network")] = None,
     planner: Annotated[
         str, typer.Option(help="auto (LLM if FACTSCOUT_LLM_BASE_URL, else decompose) or a planner")
@@ -47,11 +52,8 @@ def collect(
         base_url=base_url, min_interval=min_interval, crawler=CrawlSettings(host_interval=host_interval),
     )  # fmt: skip
     items = read_claims(claims)
-    with progress() as bar:
-        task = bar.add_task("collecting" + (" (replay)" if replay else ""), total=len(items))
-        report = run_collect(
-            items, out_path, settings, replay=replay, drift_from=drift_from, on_claim=lambda: bar.advance(task)
-        )
+    with counted("collecting" + (" (replay)" if replay else ""), len(items)) as bar:
+        report = run_collect(items, out_path, settings, replay=replay, drift_from=drift_from, on_claim=bar.advance)
     out.print(
         f"{report.documents} documents ({report.relevant} relevant judgements for {report.claims_with_evidence}/"
         f"{report.claims} claims, {report.distractors} distractors) from {report.searches} searches "

@@ -1,4 +1,4 @@
-"""What every ``factscout`` command shares: the consoles, error handling, progress, input readers.
+"""What every ``factscout`` command shares: the consoles, error handling, progress bars, input readers.
 
 The CLI owns the terminal: results go to ``out`` (stdout), progress, notes and errors to ``err``
 (stderr). Errors a user can cause (every ``FactscoutError``) are printed as one line
@@ -7,16 +7,25 @@ The CLI owns the terminal: results go to ``out`` (stdout), progress, notes and e
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from factscout.errors import FactscoutError
 
@@ -53,16 +62,72 @@ def friendly(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def progress() -> Progress:
-    return Progress(
+_QUIET = {"on": False}
+
+
+def set_quiet(quiet: bool) -> None:
+    """``factscout --quiet``: no progress bars or spinners (results and errors are still printed)."""
+    _QUIET["on"] = quiet
+
+
+def bars_off(console: Console) -> bool:
+    """Bars are drawn only on a terminal, and never with ``--quiet``."""
+    return _QUIET["on"] or not console.is_terminal
+
+
+class Counted:
+    """What :func:`counted` yields: ``advance(n)`` moves the bar; ``completed`` is the count so far."""
+
+    def __init__(self, bar: Progress, task: TaskID) -> None:
+        self._bar, self._task = bar, task
+
+    def advance(self, n: int = 1) -> None:
+        self._bar.advance(self._task, n)
+
+    @property
+    def completed(self) -> int:
+        return int(self._bar.tasks[self._task].completed)
+
+
+@contextlib.contextmanager
+def counted(description: str, total: int, *, console: Console | None = None) -> Iterator[Counted]:
+    """A counted progress bar on stderr for a command that loops over a file: ``done/total``, elapsed
+    time and ETA. Drawn only when stderr is a terminal and ``--quiet`` is not given; it counts either
+    way, and it never writes to stdout, so a command's output stays machine-readable."""
+    console = console or err
+    bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=console,
         transient=True,
-        disable=not err.is_terminal,
+        disable=bars_off(console),
+        redirect_stdout=False,  # stdout is the command's output, never the bar's
+        redirect_stderr=False,
     )
+    with bar:
+        yield Counted(bar, bar.add_task(description, total=total))
+
+
+def status(message: str) -> contextlib.AbstractContextManager[Any]:
+    """A spinner on stderr for one step without a count; none off a terminal or with ``--quiet``."""
+    return contextlib.nullcontext() if bars_off(err) else err.status(message)
+
+
+# Every command that reads a file names it --input/-i and every command that writes one --output/-o; the
+# names each command had before stay as aliases (--claims, --queries, --corpus, --pairs; --out, --run).
+INPUT = ("--input", "-i")
+OUTPUT = ("--output", "-o")
+
+# search and check filter by date the same way: on by default, for the claims/queries that have a date
+DATE_FILTER_HELP = (
+    "keep only passages published before the claim's (query's) date, for each claim or query that has one "
+    "(--date or the file's date field); a claim or query without a date is not filtered. On by default; "
+    "--no-date-filter also uses later passages"
+)
 
 
 def one_of(names: Iterable[str]) -> str:

@@ -10,14 +10,14 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from factscout.cli.common import friendly, out
+from factscout.cli.common import INPUT, friendly, out
 
 
 @friendly
 def evaluate(
     ctx: typer.Context,
     qrels: Annotated[Path, typer.Option(help="qrels: BEIR TSV or TREC 4-column")],
-    run: Annotated[Path, typer.Option(help="TREC run file")],
+    run: Annotated[Path, typer.Option(*INPUT, "--run", help="the TREC run file to score")],
     metrics: Annotated[str, typer.Option(help="measures, e.g. --metrics ndcg@10 recall@100 mrr@10")] = "ndcg@10",
     compare: Annotated[Path | None, typer.Option(help="a second run: paired t-test and randomisation test")] = None,
     per_query: Annotated[bool, typer.Option("--per-query", help="print every query's scores")] = False,

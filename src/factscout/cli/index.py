@@ -7,7 +7,20 @@ from typing import Annotated, Any
 
 import typer
 
-from factscout.cli.common import RayOption, err, friendly, one_of, out, progress, quiet_libraries
+from factscout.cli.common import (
+    INPUT,
+    OUTPUT,
+    RayOption,
+    bars_off,
+    counted,
+    err,
+    friendly,
+    one_of,
+    out,
+    quiet_libraries,
+    status,
+)
+from factscout.datasets import DATASETS
 from factscout.errors import MissingDependency
 from factscout.retrieve import RETRIEVERS
 from factscout.retrieve.hybrid import HYBRID_FUSIONS
@@ -18,8 +31,21 @@ _POSTGRES = [name for name in RETRIEVERS if name.startswith("pg-")]
 
 @friendly
 def index(
-    corpus: Annotated[Path, typer.Option(help="BEIR JSONL corpus (_id, title, text, published?, url?); .gz ok")],
-    index: Annotated[Path, typer.Option("--index", help="index directory (created or replaced atomically)")],
+    index: Annotated[
+        Path, typer.Option("--index", *OUTPUT, help="index directory to write (created or replaced atomically)")
+    ],
+    corpus: Annotated[
+        Path | None,
+        typer.Option(*INPUT, "--corpus", help="BEIR JSONL corpus (_id, title, text, published?, url?); .gz ok"),
+    ] = None,
+    dataset: Annotated[
+        str | None,
+        typer.Option(help=f"instead of --input: the passage pool of a dataset under the data root: {one_of(DATASETS)}"),
+    ] = None,
+    data: Annotated[
+        Path | None,
+        typer.Option(help="with --dataset: the data root (default: $FACTSCOUT_DATA or ../shared/data)"),
+    ] = None,
     retriever: Annotated[
         str,
         typer.Option(help=f"{one_of(_LOCAL)}, or {one_of(_POSTGRES)} in PostgreSQL ($FACTSCOUT_PG_DSN)"),
@@ -54,13 +80,14 @@ def index(
         ),
     ] = True,
 ) -> None:
-    """Index a corpus for search."""
+    """Index a corpus (a BEIR JSONL file, or --dataset NAME) for search."""
     quiet_libraries()
     from factscout.datasets.passages import split_passages
-    from factscout.formats.beir import read_corpus
     from factscout.retrieve import build_retriever, save_index
     from factscout.retrieve.index import index_sentences
 
+    if (corpus is None) == (dataset is None):
+        raise typer.BadParameter("give exactly one of --input FILE (--corpus) or --dataset NAME")
     RETRIEVERS[retriever]
     dense: dict[str, Any] = {"encoder": encoder, **({"encode_batch": encode_batch} if encode_batch is not None else {})}
     bm25 = {name: value for name, value in (("k1", k1), ("b", b)) if value is not None}  # else each kind's defaults
@@ -76,24 +103,49 @@ def index(
             )
         retriever, settings["sharded"] = "sharded", {"shards": shards, "ray": ray}
     settings["postgres"] = {"name": pg_name}
-    with progress() as bar:
-        bar.add_task(f"reading {corpus.name}", total=None)
-        passages = list(read_corpus(corpus))
-        if window:
-            passages = split_passages(passages, window, min(stride, window))
-    with err.status(f"indexing {len(passages)} passages with {retriever} (dense encoding shows its own bar)"):
-        built = build_retriever(passages, retriever, settings, show_progress=err.is_terminal)
-    data = None
+    passages = _read_passages(corpus) if corpus is not None else _dataset_passages(str(dataset), data)
+    if window:
+        passages = split_passages(passages, window, min(stride, window))
+    with status(f"indexing {len(passages)} passages with {retriever} (dense encoding shows its own bar)"):
+        built = build_retriever(passages, retriever, settings, show_progress=not bars_off(err))
+    sentence_data = None
     if sentences and not retriever.startswith("pg-"):
         try:
-            with err.status(f"splitting and embedding the sentences of {len(built.store)} passages"):
-                data = index_sentences(built.store.passages, show_progress=err.is_terminal, ray=ray)
+            with status(f"splitting and embedding the sentences of {len(built.store)} passages"):
+                sentence_data = index_sentences(built.store.passages, show_progress=not bars_off(err), ray=ray)
         except MissingDependency as exc:  # a BM25-only install: the index works, check embeds per claim
             err.print(f"[yellow]no sentence vectors stored[/] ({exc})")
-    with err.status("writing the index"):
-        gen = save_index(built, index, source=str(corpus), sentences=data)
-    stored = f", {len(data.spans)} sentences" if data is not None else ""
+    with status("writing the index"):
+        source = str(corpus) if corpus is not None else f"dataset {dataset}"
+        gen = save_index(built, index, source=source, sentences=sentence_data)
+    stored = f", {len(sentence_data.spans)} sentences" if sentence_data is not None else ""
     out.print(
         f"indexed {len(built.store)} passages ({built.store.n_dated} dated{stored}) with {retriever} into {index}"
         f" ({gen.name})"
     )
+
+
+def _read_passages(corpus: Path) -> list[Any]:
+    """The corpus's passages, counted against its non-blank lines (one passage each)."""
+    from factscout.formats.beir import read_corpus
+    from factscout.formats.jsonl import read_lines
+
+    total = sum(1 for _, line in read_lines(corpus) if line.strip())
+    passages = []
+    with counted(f"reading {corpus.name}", total) as bar:
+        for passage in read_corpus(corpus):
+            passages.append(passage)
+            bar.advance()
+    return passages
+
+
+def _dataset_passages(name: str, data: Path | None) -> list[Any]:
+    from factscout.datasets import load_dataset
+    from factscout.errors import InputError
+
+    DATASETS[name]
+    with status(f"reading dataset {name}"):
+        found = load_dataset(name, root=data)
+    if not found.corpus:
+        raise InputError(f"dataset {name!r} has no passage pool to index; give a BEIR corpus with --input FILE")
+    return list(found.corpus)

@@ -7,7 +7,8 @@ them. Errors a user can cause are printed as one line (``error: ...``) with exit
 
 The top-level options live on the app's callback: ``--version``, and ``-v``/``--verbose``
 (repeatable: INFO, then DEBUG) or ``--log-level LEVEL``, which set the root logger's level and
-send library log messages to stderr through :func:`logging.basicConfig` (default WARNING).
+send library log messages to stderr through :func:`logging.basicConfig` (default WARNING);
+``-q``/``--quiet`` turns off the progress bars and spinners (drawn on stderr, and only on a terminal).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Annotated
 import typer
 
 from factscout.cli import check, collect, demo, evaluate, index, plan, rewrite, search, serve, stance, trajectories
+from factscout.cli.common import set_quiet
 from factscout.cli.data import app as data_app
 from factscout.cli.train import app as train_app
 
@@ -88,6 +90,12 @@ def root(
             help=f"Log level for stderr, one of {', '.join(LEVELS)} (default WARNING); overrides -v.",
         ),
     ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No progress bars or spinners on stderr (they are never drawn off a terminal)."
+        ),
+    ] = False,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
@@ -95,6 +103,7 @@ def root(
 ) -> None:
     """Find and judge the evidence for a claim."""
     configure_logging(log_level(verbose, level))
+    set_quiet(quiet)
 
 
 app.command()(index.index)

@@ -7,15 +7,17 @@ from typing import Annotated
 
 import typer
 
-from factscout.cli.common import err, friendly, one_of, out, quiet_libraries
+from factscout.cli.common import INPUT, OUTPUT, counted, err, friendly, one_of, out, quiet_libraries, status
 from factscout.plan import PLANNERS
 
 
 @friendly
 def plan(
-    claims: Annotated[Path, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?, metadata?)")],
+    claims: Annotated[
+        Path, typer.Option(*INPUT, "--claims", help="claims JSONL in BEIR query form (_id, text, date?, metadata?)")
+    ],
     out_path: Annotated[
-        Path, typer.Option("--out", help="queries JSONL to write (_id, claim_id, text, origin, date?)")
+        Path, typer.Option(*OUTPUT, "--out", help="queries JSONL to write (_id, claim_id, text, origin, date?)")
     ],
     planner: Annotated[str, typer.Option(help=one_of(PLANNERS))] = "decompose",
     mmr: Annotated[bool, typer.Option("--mmr", help="filter sub-queries with the QuanTemp++ MMR rule")] = False,
@@ -30,14 +32,27 @@ def plan(
     quiet_libraries()
     from factscout.formats.beir import read_claims, write_queries
     from factscout.plan import make_planner, plan_all
+    from factscout.plan.base import PLAN_BATCH, PlanFailure
     from factscout.plan.mmr import MmrFilter
+    from factscout.records import Query
 
     engine = make_planner(planner)
     skipped: list[str] = []
     items = list(read_claims(claims, skipped=skipped))
-    with err.status(f"planning {len(items)} claims with {planner}"):
-        queries, failures = plan_all(engine, items)
-        if mmr:
+    queries: list[Query] = []
+    failures: list[PlanFailure] = []
+    # plan_all gives a batch planner (plan_many) PLAN_BATCH claims per call and plans the others one claim
+    # at a time: the same calls here, a few claims per plan_all call, so the bar counts as it goes
+    step = PLAN_BATCH if hasattr(engine, "plan_many") else 8
+    with counted(f"planning with {planner}", len(items)) as bar:
+        for start in range(0, len(items), step):
+            batch = items[start : start + step]
+            planned, failed = plan_all(engine, batch)
+            queries += planned
+            failures += failed
+            bar.advance(len(batch))
+    if mmr:
+        with status(f"MMR filter over {len(queries)} queries"):
             queries = MmrFilter(alpha, lam, gamma).filter_plans(items, queries, justification=justification)
     write_queries(out_path, queries)
     out.print(

@@ -7,13 +7,24 @@ from typing import Annotated
 
 import typer
 
-from factscout.cli.common import err, friendly, one_of, out, progress, quiet_libraries, read_claims
+from factscout.cli.common import (
+    INPUT,
+    OUTPUT,
+    counted,
+    err,
+    friendly,
+    one_of,
+    out,
+    quiet_libraries,
+    read_claims,
+    status,
+)
 from factscout.rewrite.io import BASELINES, shipped_policies
 
 
 @friendly
 def rewrite(
-    claim: Annotated[str | None, typer.Argument(help="the claim to rewrite (or give --claims FILE)")] = None,
+    claim: Annotated[str | None, typer.Argument(help="the claim to rewrite (or give --input FILE)")] = None,
     index: Annotated[Path, typer.Option("--index", help="index directory built with `factscout index`")] = Path(
         ".factscout/scifact-index"
     ),
@@ -24,9 +35,12 @@ def rewrite(
             f"{one_of(shipped_policies())}, or a baseline: {one_of(BASELINES)}"
         ),
     ] = None,
-    claims: Annotated[Path | None, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?)")] = None,
+    claims: Annotated[
+        Path | None, typer.Option(*INPUT, "--claims", help="claims JSONL in BEIR query form (_id, text, date?)")
+    ] = None,
     out_path: Annotated[
-        Path | None, typer.Option("--out", help="with --claims: queries JSONL to write (the `factscout plan` rows)")
+        Path | None,
+        typer.Option(*OUTPUT, "--out", help="with --input: queries JSONL to write (the `factscout plan` rows)"),
     ] = None,
     qrels: Annotated[
         Path | None, typer.Option(help="qrels (BEIR TSV or TREC): score each edit and stop when none improves")
@@ -49,9 +63,9 @@ def rewrite(
     from factscout.rewrite.policy import rewrite as rewrite_claim
 
     if (claim is None) == (claims is None):
-        raise typer.BadParameter("give exactly one of a CLAIM argument or --claims FILE")
+        raise typer.BadParameter("give exactly one of a CLAIM argument or --input FILE (--claims)")
     if claims is not None and out_path is None:
-        raise typer.BadParameter("--claims needs --out FILE for the rewritten queries")
+        raise typer.BadParameter("--input FILE (--claims) needs --output FILE (--out) for the rewritten queries")
     if claim is not None and (qrels is None) != (claim_id is None):
         raise typer.BadParameter("--qrels and --claim-id go together (the claim's id in the qrels)")
     if policy is None:
@@ -66,7 +80,7 @@ def rewrite(
     if claim is not None:
         if not claim.strip():
             raise typer.BadParameter("the claim is empty")
-        with err.status("rewriting the claim"):
+        with status("rewriting the claim"):
             trace = rewrite_claim(Claim(claim_id or "claim", claim.strip()), engine, env, max_steps=max_steps)
         before = trace.original_reward
         for step in trace.steps:
@@ -79,9 +93,8 @@ def rewrite(
         return
     assert claims is not None and out_path is not None  # for mypy: checked above
     items = read_claims(claims)
-    with progress() as bar:
-        task = bar.add_task("rewriting claims", total=len(items))
-        queries, failures = rewrite_all(items, engine, env, max_steps=max_steps, on_claim=lambda: bar.advance(task))
+    with counted("rewriting claims", len(items)) as bar:
+        queries, failures = rewrite_all(items, engine, env, max_steps=max_steps, on_claim=bar.advance)
     write_queries(out_path, queries)
     edited = sum(q.origin == "rewrite" and q.text != c.text for q, c in zip(queries, items, strict=True))
     out.print(f"wrote {len(queries)} rewritten queries ({edited} edited) with {engine.name} to {out_path}")

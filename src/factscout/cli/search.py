@@ -9,7 +9,19 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from factscout.cli.common import RayOption, err, friendly, one_of, out, parse_day, progress, quiet_libraries
+from factscout.cli.common import (
+    DATE_FILTER_HELP,
+    INPUT,
+    OUTPUT,
+    RayOption,
+    counted,
+    err,
+    friendly,
+    one_of,
+    out,
+    parse_day,
+    quiet_libraries,
+)
 from factscout.fuse import FUSIONS
 from factscout.retrieve.base import UNDATED_POLICIES
 
@@ -17,14 +29,16 @@ from factscout.retrieve.base import UNDATED_POLICIES
 @friendly
 def search(
     index: Annotated[Path, typer.Option("--index", help="index directory built by 'factscout index'")],
-    queries: Annotated[Path | None, typer.Option(help="queries JSONL (_id, text, date?, claim_id?, origin?)")] = None,
+    queries: Annotated[
+        Path | None, typer.Option(*INPUT, "--queries", help="queries JSONL (_id, text, date?, claim_id?, origin?)")
+    ] = None,
     query: Annotated[str | None, typer.Option(help="one query; prints a table")] = None,
     k: Annotated[int, typer.Option(help="hits per query")] = 100,
-    run: Annotated[Path | None, typer.Option(help="write a TREC run file here")] = None,
-    date_filter: Annotated[
-        bool, typer.Option("--date-filter", help="each query's date becomes published_before")
-    ] = False,
-    date: Annotated[str | None, typer.Option(help="with --query: keep passages published before this day")] = None,
+    run: Annotated[Path | None, typer.Option(*OUTPUT, "--run", help="write a TREC run file here")] = None,
+    date_filter: Annotated[bool, typer.Option("--date-filter/--no-date-filter", help=DATE_FILTER_HELP)] = True,
+    date: Annotated[
+        str | None, typer.Option(help="with --query: the query's date (YYYY-MM-DD; see --date-filter)")
+    ] = None,
     undated: Annotated[
         str, typer.Option(help=f"undated passages under a date filter: {one_of(UNDATED_POLICIES)}")
     ] = "keep",
@@ -37,7 +51,10 @@ def search(
     fusion_weights: Annotated[Path | None, typer.Option(help="weights JSON for --fusion learned")] = None,
     ray: RayOption = None,
 ) -> None:
-    """Search an index with one query or a queries file (several queries per claim: --fusion)."""
+    """Search an index with one query or a queries file (several queries per claim: --fusion).
+
+    A query with a date finds only passages published before it unless --no-date-filter is given.
+    """
     quiet_libraries()
     from factscout.formats.beir import read_queries
     from factscout.formats.trec import write_run
@@ -55,21 +72,21 @@ def search(
 
         fuse = named_fusion(fusion, fusion_weights)
     if (queries is None) == (query is None):
-        raise typer.BadParameter("give exactly one of --queries FILE or --query TEXT")
+        raise typer.BadParameter("give exactly one of --input FILE (--queries) or --query TEXT")
     if ray and read_manifest(index)[1].get("retriever") != "sharded":
         raise typer.BadParameter("--ray searches a sharded index (built with factscout index --shards N)")
     retriever = load_index(index, undated=undated, **({"ray": ray} if ray else {}))  # --ray: shard actors
     if query is not None:
         day = parse_day(date, "--date")
-        ranking = retriever.search([Query("q", "q", query, "cli", day)], k, published_before=day)[0]
+        before = day if date_filter else None
+        ranking = retriever.search([Query("q", "q", query, "cli", day)], k, published_before=before)[0]
         _print_ranking(retriever, ranking, query)
         if run:
             write_run(run, [ranking])
         return
     assert queries is not None
     items = list(read_queries(queries))
-    with progress() as bar:
-        task = bar.add_task("searching", total=len(items))
+    with counted("searching", len(items)) as bar:
         rankings = search_all(
             retriever,
             items,
@@ -77,7 +94,7 @@ def search(
             date_filter=date_filter,
             by_doc=by_doc,
             batch_size=batch_size,
-            on_batch=lambda n: bar.advance(task, n),
+            on_batch=bar.advance,
         )
     if fuse is not None:
         from factscout.fuse import fuse_queries

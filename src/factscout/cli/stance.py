@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from factscout.cli.common import err, friendly, one_of, progress, quiet_libraries
+from factscout.cli.common import INPUT, OUTPUT, counted, err, friendly, one_of, quiet_libraries, status
 from factscout.verify import STANCE_MODELS
 
 STANCE_HELP = (
@@ -21,8 +21,10 @@ STANCE_HELP = (
 
 @friendly
 def stance(
-    pairs: Annotated[Path, typer.Option(help='pairs JSONL: {"id"?, "claim", "sentence"} per line')],
-    out_path: Annotated[Path, typer.Option("--out", help="JSONL to write: each pair with label and probabilities")],
+    pairs: Annotated[Path, typer.Option(*INPUT, "--pairs", help='pairs JSONL: {"id"?, "claim", "sentence"} per line')],
+    out_path: Annotated[
+        Path, typer.Option(*OUTPUT, "--out", help="JSONL to write: each pair with label and probabilities")
+    ],
     stance: Annotated[str, typer.Option(help=STANCE_HELP)] = "cross",
     device: Annotated[str, typer.Option(help="torch device: cpu | cuda | mps (cross and nli models)")] = "cpu",
     batch_size: Annotated[int, typer.Option(help="pairs scored at a time")] = 64,
@@ -47,11 +49,10 @@ def stance(
         if not stance_model_takes(stance, "device"):
             raise InputError(f"stance model {stance!r} runs on the CPU only: --device {device} needs cross or nli:...")
         options["device"] = check_device(device)
-    with err.status(f"loading stance model {stance}"):
+    with status(f"loading stance model {stance}"):
         model = make_stance_model(stance, **options)
-    with progress() as bar:
-        task = bar.add_task("scoring pairs", total=len(rows))
-        scored = score_pairs(model, rows, batch_size=batch_size, progress=lambda n: bar.advance(task, n))
+    with counted("scoring pairs", len(rows)) as bar:
+        scored = score_pairs(model, rows, batch_size=batch_size, progress=bar.advance)
     write_jsonl(out_path, scored)
     counts = Counter(r["label"] for r in scored)
     labels = ", ".join(f"{n} {label}" for label, n in sorted(counts.items()))

@@ -7,15 +7,17 @@ from typing import Annotated
 
 import typer
 
-from factscout.cli.common import RayOption, err, friendly, quiet_libraries, read_claims
+from factscout.cli.common import INPUT, OUTPUT, RayOption, counted, err, friendly, quiet_libraries, read_claims
 
 
 @friendly
 def trajectories(
-    claims: Annotated[Path, typer.Option(help="claims JSONL in BEIR query form (_id, text, date?)")],
+    claims: Annotated[
+        Path, typer.Option(*INPUT, "--claims", help="claims JSONL in BEIR query form (_id, text, date?)")
+    ],
     qrels: Annotated[Path, typer.Option(help="qrels of those claims (BEIR TSV or TREC)")],
     index: Annotated[Path, typer.Option("--index", help="index directory: the black-box search endpoint")],
-    out_path: Annotated[Path, typer.Option("--out", help="trajectories JSONL (appended; reruns resume)")],
+    out_path: Annotated[Path, typer.Option(*OUTPUT, "--out", help="trajectories JSONL (appended; reruns resume)")],
     reward: Annotated[str, typer.Option(help="AP@50 | R@50 | RR (any cut-off)")] = "AP@50",
     depth: Annotated[int, typer.Option(help="BFS depth limit (edits per sequence)")] = 4,
     top_n: Annotated[int, typer.Option(help="sequences kept per claim")] = 5,
@@ -33,13 +35,16 @@ def trajectories(
     from factscout.formats.trec import read_qrels
     from factscout.retrieve import load_index
     from factscout.rewrite import BfsConfig, SearchEnvironment, generate_trajectories
+    from factscout.rewrite.trajectories import finished_claims
 
     items = read_claims(claims)
     env = SearchEnvironment(load_index(index), read_qrels(qrels), reward)
     config = BfsConfig(max_depth=depth, top_n=top_n, seed=seed, negatives=negatives)
-    summary = generate_trajectories(
-        items, env, out_path, config, workers=workers, show_progress=err.is_terminal, ray=ray
-    )
+    done = finished_claims(out_path)  # a rerun resumes: the bar counts the claims still to search
+    with counted("BFS trajectories", len({c.claim_id for c in items} - done)) as bar:
+        summary = generate_trajectories(
+            items, env, out_path, config, workers=workers, on_claim=lambda _: bar.advance(), ray=ray
+        )
     statuses = ", ".join(f"{n} {status}" for status, n in sorted(summary.statuses.items()))
     err.print(
         f"{summary.claims} claims ({summary.resumed} already done): {statuses}; {summary.sequences} sequences, "
