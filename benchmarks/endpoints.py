@@ -26,7 +26,7 @@ import statistics
 import time
 from pathlib import Path
 
-from _common import add_data_flags, claims_corpus_qrels, machine, markdown_table, publish, quiet
+from _common import add_data_flags, claims_corpus_qrels, machine, markdown_table, publish, quiet, write_trec_run
 
 import factscout
 from factscout.evaluate import compare, evaluate
@@ -74,6 +74,7 @@ def main() -> None:
         t0 = time.perf_counter()
         retriever.search(short, DEPTH)
         short_s[name] = time.perf_counter() - t0
+        write_trec_run("endpoints", name, runs[name])
 
     sections, headline = [], {"benchmark": "endpoints", "eval": source}
     for set_name, ids in sets.items():

@@ -27,7 +27,7 @@ import re
 import time
 from collections.abc import Sequence
 
-from _common import machine, markdown_table, publish, quiet
+from _common import machine, markdown_table, publish, quiet, write_trec_run
 
 from factscout.datasets import load_dataset
 from factscout.evaluate import evaluate
@@ -134,12 +134,15 @@ def main() -> None:
     groups = grouped(oracle_runs, oracle_q)
     rows_a = []
     headline: dict[str, object] = {"benchmark": "query_planning", "eval": name, "retriever": args.retriever}
+    result = f"query_planning_{args.retriever}"
     for fusion in TABLE_A:
         fused = [make_fusion(fusion)(rs, cid).top(K) for cid, rs in groups.items()]
+        write_trec_run(result, f"A-oracle-{fusion}", fused)
         e = evaluate(qrels, fused, ["nDCG@10", "R@100"])
         rows_a.append([fusion, e.mean("nDCG@10"), e.mean("R@100")])
         headline[f"A_{fusion}_ndcg@10"] = round(e.mean("nDCG@10"), 4)
     fused, models = cross_fitted_learned(groups, qrels)
+    write_trec_run(result, "A-oracle-learned-2-fold-cv", fused)
     e = evaluate(qrels, fused, ["nDCG@10", "R@100"])
     rows_a.append(
         [
@@ -166,6 +169,7 @@ def main() -> None:
             runs = search(retriever, queries, dated)
             for fusion in TABLE_B_FUSIONS:
                 fused = fuse_by_claim(runs, owner, make_fusion(fusion), K)
+                write_trec_run(result, f"B-{planner}-{'dated' if dated else 'undated'}-{fusion}", fused)
                 e = evaluate(qrels, fused, MEASURES_B)
                 cov = mean_coverage(fused, subq, 10)
                 rows_b.append([planner, "yes" if dated else "no", fusion, *[e.mean(m) for m in MEASURES_B], cov])
@@ -198,7 +202,7 @@ def main() -> None:
             f"Reproduce: `python benchmarks/query_planning.py --retriever {args.retriever}`",
         ]
     )
-    publish(f"query_planning_{args.retriever}", text, headline)
+    publish(result, text, headline)
 
 
 FUSIONS_PATH = DEFAULT_WEIGHTS

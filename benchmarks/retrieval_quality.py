@@ -15,7 +15,7 @@ import argparse
 import random
 import time
 
-from _common import machine, markdown_table, publish, quiet
+from _common import machine, markdown_table, publish, quiet, write_trec_run
 
 from factscout.datasets import load_dataset
 from factscout.evaluate import compare, evaluate
@@ -102,6 +102,8 @@ def main() -> None:
         cv_note = "The 2-fold CV row scores every claim with an alpha tuned on the other half."
 
     results = {name: evaluate(eval_qrels, run, MEASURES) for name, run in runs.items()}
+    for name, run in runs.items():
+        write_trec_run("retrieval_quality", name, run)
     base = results["BM25 (k1=0.9, b=0.4; default)"]
     rows = []
     for name, res in results.items():

@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from _common import machine, markdown_table, publish, quiet
+from _common import machine, markdown_table, publish, quiet, write_predictions
 
 from factscout.datasets import data_root, load_dataset
 from factscout.formats.beir import read_claims, read_corpus
@@ -165,6 +165,8 @@ def main() -> None:
             ("DT dense + negatives, env stop (upper bound)", dense_neg.policy, env, args.max_steps),
             ("DT sparse + negatives, env stop (upper bound)", sparse_neg.policy, env, args.max_steps),
         ]
+    stem = "rewriting" if args.dataset == "scifact" or args.claims else f"rewriting_{args.dataset}"
+    result = stem if args.retriever == "bm25" else f"{stem}_{args.retriever}"
     rows, headline, actions = [], {"benchmark": "rewriting", "eval": name, "retriever": args.retriever}, {}
     base = None
     kinds_of: dict[str, Counter[str]] = {}
@@ -172,9 +174,17 @@ def main() -> None:
         traces = [rewrite(c, policy, inference_env, max_steps=steps) for c in test]
         queries = [tr.final for tr in traces]
         kinds_of[label] = Counter(ACTIONS[a].kind for tr in traces for a in tr.actions)
-        scores = {
-            m: float(np.mean([envs[m].reward(c, q) for c, q in zip(test, queries, strict=True)])) for m in MEASURES
-        }
+        per_claim = {m: [envs[m].reward(c, q) for c, q in zip(test, queries, strict=True)] for m in MEASURES}
+        scores = {m: float(np.mean(values)) for m, values in per_claim.items()}
+        write_predictions(
+            result,
+            label,
+            (
+                {"claim_id": c.claim_id, "claim": c.text, "query": q, "actions": [int(a) for a in tr.actions]}
+                | {m: float(per_claim[m][i]) for m in MEASURES}
+                for i, (c, q, tr) in enumerate(zip(test, queries, traces, strict=True))
+            ),
+        )
         base = base if base is not None else scores["AP@50"]
         rows.append([label, *[scores[m] for m in MEASURES], f"{scores['AP@50'] / base - 1:+.1%}"])
         headline[label] = round(scores["AP@50"], 4)
@@ -214,8 +224,7 @@ def main() -> None:
     if args.save_policies:
         for label, trained in (("classifier", classifier), ("dt-dense", dense), ("dt-sparse", sparse)):
             save_policy(trained.policy, Path(args.save_policies) / f"{args.dataset}-{args.retriever}-{label}")
-    stem = "rewriting" if args.dataset == "scifact" or args.claims else f"rewriting_{args.dataset}"
-    publish(stem if args.retriever == "bm25" else f"{stem}_{args.retriever}", text, headline)
+    publish(result, text, headline)
 
 
 if __name__ == "__main__":

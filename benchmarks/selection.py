@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import machine, markdown_table, publish, quiet
+from _common import machine, markdown_table, publish, quiet, write_predictions
 
 from factscout.datasets import load_abstract_sentences, load_dataset
 from factscout.records import Claim
@@ -348,16 +348,31 @@ def main() -> None:
         idx = [k for k, e in enumerate(held_ex) if keep(e)]
         sub = [held_ex[k] for k in idx]
         counts[part] = len(sub)
+
+        def scored(name: str, selected: list[list[int]], sub: list[Example] = sub, part: str = part) -> Scores:
+            if part == "all cited abstracts":  # run file: the sentences each selector kept, every abstract
+                write_predictions(
+                    "selection",
+                    name,
+                    (
+                        {"claim_id": e.claim_id, "doc_id": e.doc_id, "gold": sorted(e.gold), "selected": chosen}
+                        for e, chosen in zip(sub, selected, strict=True)
+                    ),
+                )
+            return score_selection(sub, selected)
+
         rows = {
-            f"threshold (cos >= {thr.threshold:g}, chosen on training part)": score_selection(
-                sub, [[i for i, s in enumerate(e.cosines) if s >= thr.threshold] for e in sub]
+            f"threshold (cos >= {thr.threshold:g}, chosen on training part)": scored(
+                f"threshold (cos >= {thr.threshold:g})",
+                [[i for i, s in enumerate(e.cosines) if s >= thr.threshold] for e in sub],
             ),
-            f"threshold (cos >= {dev_thr.threshold:g}, chosen on the stance dev claims)": score_selection(
-                sub, [[i for i, s in enumerate(e.cosines) if s >= dev_thr.threshold] for e in sub]
+            f"threshold (cos >= {dev_thr.threshold:g}, chosen on the stance dev claims)": scored(
+                f"threshold (cos >= {dev_thr.threshold:g}, dev)",
+                [[i for i, s in enumerate(e.cosines) if s >= dev_thr.threshold] for e in sub],
             ),
             "bio tagger (shipped)": score_tagged(sub, [tagged[k] for k in idx]),
         }
-        rows.update({name: score_selection(sub, rel_select(s, idx)) for name, s in settings.items()})
+        rows.update({name: scored(name, rel_select(s, idx)) for name, s in settings.items()})
         tables[part] = rows
 
     lat = (

@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import Callable
 
-from _common import machine, markdown_table, publish, quiet
+from _common import machine, markdown_table, publish, quiet, write_trec_run
 
 from factscout.datasets import load_dataset
 from factscout.evaluate import evaluate
@@ -79,7 +79,8 @@ def main() -> None:
     qrels = read_qrels(args.eval_qrels) if args.eval_qrels else train.qrels
     k, repeat = args.k, args.repeat
 
-    def quality(rankings: list[Ranking]) -> list[str]:
+    def quality(rankings: list[Ranking], label: str) -> list[str]:
+        write_trec_run("server_backend", label, rankings)
         means = evaluate(qrels, rankings, ["nDCG@10", "R@100"]).means()
         return [f"{means['nDCG@10']:.4f}", f"{means['R@100']:.4f}"]
 
@@ -95,7 +96,13 @@ def main() -> None:
         builds.append(["BM25", f"{t_emb:.1f}", f"{t_srv:.1f}"])
         t_ref, t_pg, ref, srv = race(lambda: bm25.search(queries, k), lambda: pg_bm25.search(queries, k), repeat)
         rows.append(
-            ["BM25", *engine_row(len(queries), t_ref, t_pg), *quality(ref), *quality(srv), same_top10(ref, srv)]
+            [
+                "BM25",
+                *engine_row(len(queries), t_ref, t_pg),
+                *quality(ref, "bm25-embedded"),
+                *quality(srv, "bm25-server"),
+                same_top10(ref, srv),
+            ]
         )
         headline["bm25_qps_ratio"] = round(t_ref / t_pg, 3)
         headline["bm25_same_top10"] = round(same_top10(ref, srv), 4)
@@ -112,7 +119,13 @@ def main() -> None:
                 repeat,
             )
             rows.append(
-                [label, *engine_row(len(queries), t_ref, t_pg), *quality(ref), *quality(srv), same_top10(ref, srv)]
+                [
+                    label,
+                    *engine_row(len(queries), t_ref, t_pg),
+                    *quality(ref, f"{label}-embedded"),
+                    *quality(srv, f"{label}-server"),
+                    same_top10(ref, srv),
+                ]
             )
             key = label.replace(" ", "_").lower()
             headline[f"{key}_qps_ratio"] = round(t_ref / t_pg, 3)
@@ -123,10 +136,11 @@ def main() -> None:
         builds.append(["hybrid (embeddings cached)", "BM25 + dense", f"{t_srv:.1f}"])
         pg_hybrid.dense.encoder = encoder  # one loaded MiniLM for both
         t_ref, t_pg, ref, srv = race(lambda: hybrid.search(queries, k), lambda: pg_hybrid.search(queries, k), 1)
-        rows.append(["hybrid (with query encoding)", *engine_row(len(queries), t_ref, t_pg), *quality(ref)])
-        rows[-1] += [*quality(srv), same_top10(ref, srv)]
-        headline["hybrid_ndcg10_server"] = float(quality(srv)[0])
-        headline["hybrid_ndcg10_embedded"] = float(quality(ref)[0])
+        emb_quality, srv_quality = quality(ref, "hybrid-embedded"), quality(srv, "hybrid-server")
+        rows.append(["hybrid (with query encoding)", *engine_row(len(queries), t_ref, t_pg), *emb_quality])
+        rows[-1] += [*srv_quality, same_top10(ref, srv)]
+        headline["hybrid_ndcg10_server"] = float(srv_quality[0])
+        headline["hybrid_ndcg10_embedded"] = float(emb_quality[0])
 
     header = ["retrieval", "embedded q/s", "server q/s", "server / embedded", "nDCG@10 emb.", "R@100 emb."]
     header += ["nDCG@10 server", "R@100 server", "same top 10"]

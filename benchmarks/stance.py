@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import RESULTS, machine, markdown_table, quiet
+from _common import machine, markdown_table, publish, quiet, write_predictions
 
 from factscout.datasets import load_abstract_sentences, load_dataset
 from factscout.errors import InputError
@@ -440,9 +440,18 @@ def main() -> None:
     if args.smoke:
         sys.stdout.write(json.dumps(headline) + "\n")
         return
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "stance.md").write_text("\n".join(text) + "\n")
-    sys.stdout.write(json.dumps(headline) + "\n")
+    for name, predicted in preds.items():  # run files: each row's label for every held-out pair it scored
+        pairs_scored = [eval_scorer.pairs[i] for i in eval_scorer.idx]
+        write_predictions(
+            "stance",
+            name,
+            (
+                {"claim_id": pair.claim_id, "doc_id": pair.doc_id, "sentence": pair.sentence}
+                | {"gold": STANCE_LABELS[pair.label], "predicted": STANCE_LABELS[label]}
+                for pair, label in zip(pairs_scored, predicted, strict=True)
+            ),
+        )
+    publish("stance", "\n".join(text), headline)
 
 
 if __name__ == "__main__":

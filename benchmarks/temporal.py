@@ -38,6 +38,7 @@ from pathlib import Path
 
 import torch
 from _common import machine, markdown_table, publish, quiet
+from _common import write_predictions as write_run_file
 
 from factscout.datasets import load_dataset
 from factscout.datasets.multifc import load_file
@@ -198,6 +199,19 @@ def main() -> None:
         timing[kind] = (seconds, n_train)
     if args.predictions:
         write_predictions(Path(args.predictions), results, settings)
+    result = args.name or ("temporal_eval" if args.eval_claims else "temporal")
+    for kind, by_method in results.items():  # run files: every claim's predicted label per encoder and method
+        for method, by_split in by_method.items():
+            write_run_file(
+                result,
+                f"{kind}-{method}",
+                (
+                    {"claim_id": c, "split": split, "domain": r.domain, "predicted": label}
+                    for split, by_domain in sorted(by_split.items())
+                    for r in by_domain.values()
+                    for c, label in zip(r.claim_ids, r.predicted, strict=True)
+                ),
+            )
 
     rows = []
     headline: dict[str, object] = {"split": args.eval_claims or "multifc dev", "claims": len(scored)}
@@ -272,7 +286,7 @@ def main() -> None:
         "",
         f"Reproduce: `{shlex.join(['python', 'benchmarks/temporal.py', *sys.argv[1:]])}`",
     ]
-    publish(args.name or ("temporal_eval" if args.eval_claims else "temporal"), "\n".join(text), headline)
+    publish(result, "\n".join(text), headline)
 
 
 if __name__ == "__main__":

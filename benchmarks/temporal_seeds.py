@@ -29,9 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import markdown_table, publish
+from _common import RESULTS, markdown_table, publish
 
-RESULTS = Path(__file__).resolve().parent / "results"
 BENCHMARK = Path(__file__).resolve().parent / "temporal.py"
 TIME_AWARE = "time-aware (best temporal ranking per domain, chosen on dev)"
 

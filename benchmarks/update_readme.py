@@ -5,6 +5,9 @@
   docs/results.md; run after the benchmark scripts, ``make bench``).
 * The README's headline table (``<!-- generated:headline -->``): each figure is read from a table in
   ``benchmarks/results`` (:data:`HEADLINES` says which row and column), so it cannot drift from them.
+* Run records: each result block and each headline row links the ``manifest.json`` that its benchmark
+  wrote beside its run files (``benchmarks/results/NAME/``), when that run has one; a result whose
+  benchmark has not run since manifests were introduced gets no link until its next run.
 * The README's components table (``<!-- generated:components -->``): every
   :class:`factscout.registry.Registry` found by importing the modules of the ``factscout`` package, with
   its registered names; a registry added anywhere in the package appears without editing this script.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import re
 import sys
@@ -81,13 +85,46 @@ class Headline:
     def row(self) -> str:
         values = {name: get() for name, get in self.cells.items()}
         link = f"[{self.link.split('#')[0].removesuffix('.md')}](docs/{self.link})"
-        return (
-            f"| {self.what} | {self.data} | {self.result.format(**values)} | {self.against.format(**values)} | {link} |"
-        )
+        results = sorted({c.result for c in self.cells.values() if isinstance(c, Cell)})
+        records = [f"[run record]({manifest_link(r, README)})" for r in results if manifest_link(r, README)]
+        details = " · ".join([link, *records])
+        return f"| {self.what} | {self.data} | {self.result.format(**values)} | {self.against.format(**values)} | {details} |"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One figure of a headline row: a cell of ``benchmarks/results/<result>.md`` (see :func:`cell`)."""
+
+    result: str
+    column: str
+    where: dict[str, str]
+
+    def __call__(self) -> str:
+        return cell(self.result, self.column, **self.where)
 
 
 def _c(result: str, column: str, **where: str) -> Callable[[], str]:
-    return lambda: cell(result, column, **where)
+    return Cell(result, column, where)
+
+
+def manifest_link(result: str, page: Path) -> str | None:
+    """The relative link from ``page`` to ``benchmarks/results/<result>/manifest.json``, if it exists."""
+    manifest = RESULTS / result / "manifest.json"
+    if not manifest.is_file():
+        return None
+    return Path(os.path.relpath(manifest, page.parent)).as_posix()
+
+
+def with_run_record(result: str, text: str, page: Path) -> str:
+    """A result block's text plus the line that links its run record, when there is one."""
+    link = manifest_link(result, page)
+    if link is None:
+        return text
+    folder = Path(link).parent.as_posix()
+    return (
+        f"{text.rstrip()}\n\nRun record: [manifest]({link}) (package versions, git commit, data sha256s, machine, "
+        f"command; the run files it lists are written to `{folder}/` by a run, not committed)."
+    )
 
 
 _CHECK = "factscout check, stance cross-encoder (the default)"
@@ -295,7 +332,8 @@ def render() -> dict[Path, str]:
     placed: set[str] = set()
     for result in sorted(RESULTS.glob("*.md")):
         for path in files:
-            texts[path], n = _replace(texts[path], f"results:{result.stem}", result.read_text())
+            content = with_run_record(result.stem, result.read_text(), path)
+            texts[path], n = _replace(texts[path], f"results:{result.stem}", content)
             if n:
                 placed.add(result.stem)
     for result in sorted(RESULTS.glob("*.md")):

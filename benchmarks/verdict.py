@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from _common import machine, markdown_table, publish, quiet
+from _common import machine, markdown_table, publish, quiet, write_predictions
 
 from factscout.check import Checker, CheckSettings
 from factscout.datasets import data_root, load_dataset
@@ -171,6 +171,11 @@ def main() -> None:
 
     def add(name: str, k: object, preds: Sequence[str], key: str) -> None:
         rows.append(row_of(name, k, gold, preds))
+        write_predictions(
+            "verdict",
+            key.removesuffix("_macro_f1"),
+            ({"claim_id": c.claim_id, "gold": g, "predicted": p} for c, g, p in zip(test, gold, preds, strict=True)),
+        )
         headline[key] = round(scores(gold, preds)["macro-F1"], 4)
 
     majority = Counter(gold_label(c) for c in train).most_common(1)[0][0]

@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-from _common import RESULTS, machine, markdown_table, publish, quiet
+from _common import RESULTS, machine, markdown_table, publish, quiet, write_predictions
 
 from factscout.formats.beir import read_claims, read_corpus, read_qrels
 from factscout.records import Claim, Passage
@@ -54,7 +54,14 @@ from factscout.training.classifier import (
     majority_cv,
     prepare,
 )
-from factscout.verify.classifier import CLASSIFIER_LABELS, MIN_SCORE, QUANTEMP_LABELS, TOP_K, VerdictClassifier
+from factscout.verify.classifier import (
+    CLASSIFIER_LABELS,
+    MIN_SCORE,
+    QUANTEMP_LABELS,
+    TOP_K,
+    VerdictClassifier,
+    to_prediction,
+)
 
 KS = (1, 3, 5, 7, 10)
 COLS4 = ["accuracy", "macro-F1", "weighted-F1", *[f"F1 {lab}" for lab in CLASSIFIER_LABELS]]
@@ -64,6 +71,22 @@ COLS3 = ["accuracy", "macro-F1", "weighted-F1", *[f"F1 {lab}" for lab in QUANTEM
 def gold_evidence(claims: Sequence[Claim], qrels: dict[str, dict[str, int]]) -> list[list[tuple[str, float]]]:
     """Each claim's relevant passages (qrels > 0) as evidence with score 1.0, in passage-id order."""
     return [[(pid, 1.0) for pid in sorted(p for p, r in qrels.get(c.claim_id, {}).items() if r > 0)] for c in claims]
+
+
+def save_predictions(
+    result: str, name: str, k: object, claims: Sequence[Claim], gold: Sequence[str], probs: np.ndarray
+) -> None:
+    """One row's predictions as a run file: claim id, gold and predicted label, the probabilities
+    (in ``CLASSIFIER_LABELS`` order)."""
+    write_predictions(
+        result,
+        f"{name} k={k}",
+        (
+            {"claim_id": c.claim_id, "gold": g, "predicted": to_prediction(p).label}
+            | {"probabilities": [round(float(x), 5) for x in p]}
+            for c, g, p in zip(claims, gold, probs, strict=True)
+        ),
+    )
 
 
 def row(name: str, k: object, view: dict[str, float], cols: Sequence[str]) -> list[object]:
@@ -100,6 +123,7 @@ def averitec_cv(args: argparse.Namespace, text: list[str], headline: dict[str, o
 
     def add(name: str, k: object, probs: np.ndarray) -> tuple[dict[str, float], dict[str, float]]:
         four, three = four_and_three(data.labels, probs)
+        save_predictions("verdict_classifier", name, k, data.claims, data.labels, probs)
         rows4.append(row(name, k, four, COLS4))
         rows3.append(row(name, k, three, COLS3))
         full[f"{name} | k={k}"] = {"4-class": four, "3-class": three}
@@ -181,6 +205,7 @@ def external(args: argparse.Namespace, text: list[str], headline: dict[str, obje
 
     def add(name: str, probs: np.ndarray, labels: Sequence[str]) -> dict[str, float]:
         four, three = four_and_three(list(labels), probs)
+        save_predictions("verdict_classifier_eval", name, TOP_K, data.claims, labels, probs)
         rows4.append(row(name, TOP_K, four, COLS4))
         rows3.append(row(name, TOP_K, three, COLS3))
         full[f"eval | {name}"] = {"4-class": four, "3-class": three}

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from _common import machine, markdown_table, publish, quiet
+from _common import machine, markdown_table, publish, quiet, write_predictions
 
 from factscout.collect import CollectSettings, collect
 from factscout.collect.relevance import default_embed
@@ -147,6 +147,11 @@ def main() -> None:
         rows = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
 
     subs = [r for r in rows if r.get("role") == "sub-query" and "decision" in r]
+    write_predictions(  # run file: what the collector decided for every search result
+        "web_collection",
+        "decisions",
+        ({k: r.get(k) for k in ("claim_id", "url", "title", "published", "decision", "score")} for r in subs),
+    )
     reasons = Counter(r["decision"].split(":")[0] for r in subs)
     by_claim = {c.claim_id: c for c in claims}
     own = [r for r in subs if _norm(r["url"]) == _norm(str(by_claim[r["claim_id"]].meta.get("claim_url") or ""))]

@@ -56,6 +56,9 @@ def check(
     verdict: Annotated[str, typer.Option(help="verdict method: " + one_of(VERDICT_METHODS))] = "rule",
     date_filter: Annotated[bool, typer.Option("--date-filter/--no-date-filter", help=DATE_FILTER_HELP)] = True,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON (one claim)")] = False,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="also write the report(s) as one self-contained HTML page")
+    ] = None,
     ray: RayOption = None,
     workers: Annotated[int | None, typer.Option(help="with --ray: checker actors (default: one per CPU)")] = None,
 ) -> None:
@@ -69,8 +72,8 @@ def check(
 
     if (claim is None) == (claims is None):
         raise typer.BadParameter("give exactly one of a CLAIM argument or --input FILE (--claims)")
-    if claims is not None and out_path is None:
-        raise typer.BadParameter("--input FILE (--claims) needs --output FILE (--out) for the reports")
+    if claims is not None and out_path is None and html is None:
+        raise typer.BadParameter("--input FILE (--claims) needs --output FILE (--out) for the reports (or --html FILE)")
     settings = CheckSettings(
         planner=planner,
         fusion=fusion,
@@ -83,12 +86,13 @@ def check(
         verdict=verdict,
     )
     if ray is not None:
-        if claims is None or out_path is None:
-            raise typer.BadParameter("--ray checks an --input FILE (--claims, with --output)")
+        if claims is None:
+            raise typer.BadParameter("--ray checks an --input FILE (--claims, with --output or --html)")
         from factscout.scale.jobs import check_on_ray
 
         items = read_claims(claims)
-        _write_reports(out_path, check_on_ray(index, settings, items, address=ray, workers=workers), len(items))
+        reports = check_on_ray(index, settings, items, address=ray, workers=workers)
+        _write_reports(out_path, reports, len(items), html)
         return
     checker = Checker.from_index(index, settings)
     if claim is not None:
@@ -100,25 +104,50 @@ def check(
             out.print_json(json.dumps(report.to_dict()))
         else:
             print_report(report)
+        if html is not None:
+            _write_html(html, [report.to_dict()], checker.store)
         return
-    assert claims is not None and out_path is not None  # for mypy: checked above
+    assert claims is not None  # for mypy: checked above
     items = read_claims(claims)
-    _write_reports(out_path, checker.iter_check(items, batch_size=32), len(items))
+    _write_reports(out_path, checker.iter_check(items, batch_size=32), len(items), html, checker.store)
 
 
-def _write_reports(out_path: Path, reports: Any, total: int) -> None:
+def _write_reports(
+    out_path: Path | None, reports: Any, total: int, html: Path | None = None, store: Any = None
+) -> None:
     from factscout.cli.stats import CheckStats
     from factscout.formats.jsonl import write_jsonl
 
     stats = CheckStats()
+    kept: list[dict[str, Any]] = []
     with counted("checking claims", total) as bar:
 
         def rows() -> Any:
             for report in reports:
                 stats.add(report)
                 bar.advance()
-                yield report.to_dict()
+                row = report.to_dict()
+                if html is not None:
+                    kept.append(row)
+                yield row
 
-        write_jsonl(out_path, rows())
+        if out_path is not None:
+            write_jsonl(out_path, rows())
+        else:
+            for _ in rows():
+                pass
     verdicts = ", ".join(f"{n} {label}" for label, n in sorted(stats.verdicts.items()))
-    err.print(f"wrote {stats.claims} reports to {out_path} ({verdicts})")
+    where = f"wrote {stats.claims} reports to {out_path}" if out_path else f"checked {stats.claims} claims"
+    err.print(f"{where} ({verdicts})")
+    if html is not None:
+        _write_html(html, kept, store)
+
+
+def _write_html(path: Path, reports: list[dict[str, Any]], store: Any) -> None:
+    """``--html``: the reports as one self-contained page (:mod:`factscout.serve.html_report`)."""
+    import datetime as dt
+
+    from factscout.serve.html_report import write_html
+
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    err.print(f"wrote {write_html(path, reports, store, generated=stamp)} ({len(reports)} claims)")
