@@ -33,7 +33,15 @@ from factscout.serve import create_app  # noqa: E402
 
 MAX_EXAMPLES = 25  # per operation and generation mode
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
-ENDPOINTS = {"GET /v1/health", "POST /v1/check", "POST /v1/search", "POST /v1/plan", "POST /v1/rewrite"}
+ENDPOINTS = {
+    "GET /v1/health",
+    "POST /v1/check",
+    "POST /v1/checks",
+    "GET /v1/checks/{job_id}",
+    "POST /v1/search",
+    "POST /v1/plan",
+    "POST /v1/rewrite",
+}
 
 
 @pytest.fixture(scope="module")
