@@ -32,7 +32,7 @@ import contextlib
 import itertools
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,14 @@ from factscout.serve.responses import (
     SearchResponse,
 )
 from factscout.serve.runner import CoreRunner, Saturated
-from factscout.serve.schemas import CheckRequest, ChecksRequest, PlanRequest, RewriteRequest, SearchRequest, parse_iso_day
+from factscout.serve.schemas import (
+    CheckRequest,
+    ChecksRequest,
+    PlanRequest,
+    RewriteRequest,
+    SearchRequest,
+    parse_iso_day,
+)
 from factscout.serve.service import CheckJob, RewriteJob, SearchJob, Service
 
 log = logging.getLogger(__name__)
@@ -132,7 +139,7 @@ def create_app(
     service = Service(checker, policy=policy, qrels=qrels, reward=reward)
     store = JobStore(state)
 
-    def check_claims(tasks: list[ClaimTask]) -> list[dict[str, Any]]:
+    def check_claims(tasks: Sequence[ClaimTask]) -> list[dict[str, Any]]:
         store.count_attempts(tasks)  # before the core runs them: a crash mid-batch still counts
         return service.check_batch([_check_job(t) for t in tasks])
 

@@ -114,7 +114,9 @@ class JobStore:
             self._db.execute("PRAGMA busy_timeout=5000")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version not in (0, SCHEMA_VERSION):
-                raise JobStateError(f"{self.path}: job database version {version}, this factscout reads {SCHEMA_VERSION}")
+                raise JobStateError(
+                    f"{self.path}: job database version {version}, this factscout reads {SCHEMA_VERSION}"
+                )
             self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except (sqlite3.Error, OSError) as exc:
@@ -184,7 +186,9 @@ class JobStore:
 
     # ---------------------------------------------------------------- reads
 
-    def pending(self, limit: int, *, skip: set[tuple[str, int]] | frozenset[tuple[str, int]] = frozenset()) -> list[ClaimTask]:
+    def pending(
+        self, limit: int, *, skip: set[tuple[str, int]] | frozenset[tuple[str, int]] = frozenset()
+    ) -> list[ClaimTask]:
         """Up to ``limit`` claims without an outcome, oldest job first, leaving out ``skip``
         (claims already handed to the core). After a restart these are exactly the claims whose
         reports were never stored."""
@@ -252,7 +256,9 @@ class JobStore:
     def unfinished(self) -> int:
         """Jobs queued or running."""
         with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')").fetchone()[0])
+            return int(
+                self._db.execute("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')").fetchone()[0]
+            )
 
     def close(self) -> None:
         with self._lock:
