@@ -22,6 +22,7 @@ import factscout
 from factscout.errors import InputError
 from factscout.serve import create_app
 from factscout.serve.jobs import DATABASE_NAME, ClaimTask, JobStore
+from factscout.serve.responses import JobResponse
 from factscout.serve.schemas import MAX_JOB_CLAIMS
 
 from .conftest import CLAIM_ID
@@ -61,6 +62,8 @@ def test_a_job_answers_202_then_gives_the_report_of_v1_check(client, mini, state
     assert job["status"] == "done" and job["done"] == 1 and job["failed"] == 0 and job["errors"] == []
     assert job["finished"] >= job["created"]
     assert job["reports"] == [client.post("/v1/check", json=body).json()]
+    for answer in (accepted, job):  # the documented model describes both answers field for field
+        assert JobResponse.model_validate(answer).model_dump(mode="json", exclude_unset=True) == answer
     assert (state / DATABASE_NAME).is_file()
 
 

@@ -84,10 +84,13 @@ def serve(
         planner=planner, passages=passages, stance=stance, verdict=verdict, rerank=rerank, selector=selector
     )
     read_manifest(index)  # a missing or broken index is reported before any model loads
+    from factscout.serve.jobs import JobStore
+
+    state = state if state is not None else index / "serve-state"
+    JobStore(state).close()  # so is a job folder that cannot be written
     encoder = model_threads(threads)
     checker = Checker.from_index(index, settings, encoder=encoder)
     judgements = read_qrels(qrels) if qrels else None
-    state = state if state is not None else index / "serve-state"
     web = create_app(checker, token=token, policy=policy, qrels=judgements, max_pending=max_pending, state=state)
     err.print(
         f"factscout serving {index} on http://{host}:{port}/ (API under /v1, schema at /openapi.json; "

@@ -313,6 +313,7 @@ class JobWorker:
 
     def start(self) -> None:
         self._wake = asyncio.Event()
+        self._inflight.clear()  # after a stop, nothing is in the core any more
         self._task = asyncio.get_running_loop().create_task(self._run(), name="factscout-jobs")
 
     def notify(self) -> None:
