@@ -262,7 +262,7 @@ def test_kill_9_with_20_jobs_in_flight_then_restart_finishes_each_claim_exactly_
         "serve",
         *("--index", str(served_index), "--state", str(state), "--port", str(port)),
         # the fastest models to load and run: two starts and 60 claims fit in about a minute
-        *("--planner", "claim", "--stance", "head", "--passages", "3"),
+        *("--planner", "claim", "--stance", "head", "--passages", "1"),
     ]
     base = f"http://127.0.0.1:{port}"
     started = time.monotonic()
