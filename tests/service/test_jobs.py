@@ -195,7 +195,9 @@ def test_the_store_resumes_what_has_no_outcome_and_stores_each_outcome_once(tmp_
     again = JobStore(tmp_path)  # a restart: only the claims without an outcome are left
     assert again.pending(10) == tasks[1:]
     assert again.get(first)["done"] == 1 and again.get(first)["reports"] is None
-    again.finish(tasks[1], report={"claim": "b"})
+    with pytest.raises(InputError, match="2 reports for 1 claims"):
+        again.finish_reports(tasks[1:2], [{}, {}])
+    again.finish_reports(tasks[1:2], [{"claim": "b"}])
     again.finish(tasks[2], error="refused")
     assert again.get(first)["status"] == "done" and again.get(first)["reports"] == [{"claim": "a"}, {"claim": "b"}]
     assert again.get(second)["status"] == "failed" and again.get(second)["errors"][0]["error"] == "refused"

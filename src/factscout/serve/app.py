@@ -140,8 +140,13 @@ def create_app(
     store = JobStore(state)
 
     def check_claims(tasks: Sequence[ClaimTask]) -> list[dict[str, Any]]:
-        store.count_attempts(tasks)  # before the core runs them: a crash mid-batch still counts
-        return service.check_batch([_check_job(t) for t in tasks])
+        """On the core thread: count the attempts (before the core runs them: a check cut short by
+        a crash still counts), check the batch, store its reports at once (no window between a
+        finished check and its stored report)."""
+        store.count_attempts(tasks)
+        reports = service.check_batch([_check_job(t) for t in tasks])
+        store.finish_reports(tasks, reports)
+        return reports
 
     runner = CoreRunner(
         {"check": service.check_batch, "search": service.search_batch, "job": check_claims},

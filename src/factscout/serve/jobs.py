@@ -2,8 +2,10 @@
 
 A job is one claim or a batch of claims accepted by ``POST /v1/checks``; it is written to the
 database before the ``202`` answer, so an accepted job is never lost. Each claim's report (or
-error) is written the moment that claim finishes, so after a crash (``kill -9``) the restarted
-server runs only the claims that have no stored outcome: none lost, none stored twice.
+error) is written the moment that claim finishes (the reports of a batch in the same core call
+that checked them, in one transaction), so after a crash (``kill -9``) the restarted server runs
+only the claims that have no stored outcome: none lost, none checked to the end twice; only the
+claims that were inside the core when it died are begun a second time.
 
 Why hand-written: the state is two small tables read and written by one process, and the
 standard library's ``sqlite3`` gives durable, atomic writes (WAL journal: a committed
@@ -167,22 +169,16 @@ class JobStore:
         if (report is None) == (error is None):
             raise InputError("a claim's outcome is a report or an error")
         with self._write() as db:
-            cursor = db.execute(
-                "UPDATE claims SET report = ?, error = ? WHERE job_id = ? AND position = ?"
-                " AND report IS NULL AND error IS NULL",
-                (None if report is None else json.dumps(report), error, task.job_id, task.position),
-            )
-            if cursor.rowcount != 1:
-                raise RuntimeError(f"claim {task.position} of job {task.job_id} already has an outcome")
-            left, errors = db.execute(
-                "SELECT SUM(report IS NULL AND error IS NULL), SUM(error IS NOT NULL) FROM claims WHERE job_id = ?",
-                (task.job_id,),
-            ).fetchone()
-            if left == 0:
-                db.execute(
-                    "UPDATE jobs SET status = ?, finished = ? WHERE id = ?",
-                    ("failed" if errors else "done", _now(), task.job_id),
-                )
+            _store_outcome(db, task, None if report is None else json.dumps(report), error)
+
+    def finish_reports(self, tasks: Sequence[ClaimTask], reports: Sequence[dict[str, Any]]) -> None:
+        """Store the reports of a batch the core has just checked, in one transaction."""
+        if len(tasks) != len(reports):
+            raise InputError(f"{len(reports)} reports for {len(tasks)} claims")
+        encoded = [json.dumps(r) for r in reports]  # before the lock: the slow part
+        with self._write() as db:
+            for task, report in zip(tasks, encoded, strict=True):
+                _store_outcome(db, task, report, None)
 
     # ---------------------------------------------------------------- reads
 
@@ -302,8 +298,9 @@ class JobWorker:
     """The background task that runs stored claims through the service's
     :class:`~factscout.serve.runner.CoreRunner` (job kind ``"job"``): up to ``batch`` claims at a
     time, never more than the runner has room for (requests to ``/v1/check`` keep their place in
-    its queue), each outcome stored the moment it is known. Started with the app, it first
-    resumes what a previous server left unfinished."""
+    its queue). The runner's ``"job"`` handler checks a batch and stores its reports
+    (:meth:`JobStore.finish_reports`); a claim the core refuses gets its error stored here. Started
+    with the app, it first resumes what a previous server left unfinished."""
 
     def __init__(self, store: JobStore, runner: CoreRunner, *, batch: int = 16) -> None:
         self.store, self.runner, self.batch = store, runner, max(1, batch)
@@ -347,27 +344,45 @@ class JobWorker:
             await asyncio.gather(*(self._one(t) for t in tasks))
 
     async def _one(self, task: ClaimTask) -> None:
-        try:
-            outcome: dict[str, Any] = {
-                "report": await self.runner.submit(
-                    "job", task, group=(task.planner, task.date_filter), uid=task.claim_id
-                )
-            }
+        try:  # the core call (``check_claims``) stores the reports itself, with the batch
+            await self.runner.submit("job", task, group=(task.planner, task.date_filter), uid=task.claim_id)
         except Saturated as exc:  # not run: it is picked up again on a later round
             self._inflight.discard(task.key)
             await asyncio.sleep(min(exc.retry_after, 1))
             return
         except FactscoutError as exc:
-            outcome = {"error": str(exc)}
+            error: str | None = str(exc)
         except Exception as exc:
             log.exception("check job %s claim %d failed", task.job_id, task.position)
-            outcome = {"error": f"internal error: {type(exc).__name__}"}
-        try:
-            self.store.finish(task, **outcome)
-        except Exception:  # left in flight here: a restarted server checks it again
-            log.exception("cannot store the outcome of job %s claim %d", task.job_id, task.position)
-            return
+            error = f"internal error: {type(exc).__name__}"
+        else:
+            error = None
+        if error is not None:
+            try:
+                self.store.finish(task, error=error)
+            except Exception:  # left in flight here: a restarted server checks it again
+                log.exception("cannot store the outcome of job %s claim %d", task.job_id, task.position)
+                return
         self._inflight.discard(task.key)
+
+
+def _store_outcome(db: sqlite3.Connection, task: ClaimTask, report: str | None, error: str | None) -> None:
+    """Inside a transaction: one claim's outcome, and the job's end when it was the last one."""
+    cursor = db.execute(
+        "UPDATE claims SET report = ?, error = ? WHERE job_id = ? AND position = ? AND report IS NULL AND error IS NULL",
+        (report, error, task.job_id, task.position),
+    )
+    if cursor.rowcount != 1:
+        raise RuntimeError(f"claim {task.position} of job {task.job_id} already has an outcome")
+    left, errors = db.execute(
+        "SELECT SUM(report IS NULL AND error IS NULL), SUM(error IS NOT NULL) FROM claims WHERE job_id = ?",
+        (task.job_id,),
+    ).fetchone()
+    if left == 0:
+        db.execute(
+            "UPDATE jobs SET status = ?, finished = ? WHERE id = ?",
+            ("failed" if errors else "done", _now(), task.job_id),
+        )
 
 
 def _now() -> str:
