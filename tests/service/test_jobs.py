@@ -157,6 +157,16 @@ def test_the_page_shows_a_finished_jobs_stored_report(client, mini):
     assert 'data-passage-id="hostile"' in page.text
 
 
+def test_the_page_of_an_unfinished_job_goes_on_polling_it(checker, tmp_path):
+    app = create_app(checker, warm_up=False, state=tmp_path)
+    job_id = app.state.jobs.create([{"claim": "Folate lowers homocysteine"}], planner="claim", date_filter=True)
+    page = TestClient(app).get("/", params={"claim": "Folate lowers homocysteine", "job": job_id})  # no worker
+    assert (
+        page.status_code == 200 and f'id="progress" class="muted" aria-live="polite" data-job="{job_id}"' in page.text
+    )
+    assert 'id="verdict"' not in page.text and '<script src="/static/checks.js" defer></script>' in page.text
+
+
 def test_the_openapi_schema_documents_the_job_endpoints(client):
     schema = client.get("/openapi.json").json()
     post = schema["paths"]["/v1/checks"]["post"]
