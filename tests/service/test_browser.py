@@ -9,6 +9,7 @@ tests fail rather than skip, unless ``FACTSCOUT_NO_BROWSER=1`` says to skip them
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -97,11 +98,27 @@ def test_check_a_claim_edit_its_query_and_take_a_screenshot(server, page, mini, 
     page.fill("#date", "2016-06-01")
     page.select_option("#evidence", "all")
     page.fill("#claim-id", CLAIM_ID)
-    page.click("#check")
-    page.wait_for_selector("#verdict")
+    # the check goes through the job API; its first three polls are answered "running 0/1" here so
+    # the progress line can be seen however fast the check is
+    polls: list[str] = []
 
-    # the shareable link carries the claim
-    assert "claim=" in page.url and "date=2016-06-01" in page.url
+    def slow_poll(route):
+        polls.append(route.request.url)
+        if len(polls) <= 3:
+            body = {"id": route.request.url.rsplit("/", 1)[1], "status": "running", "done": 0, "total": 1}
+            route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+        else:
+            route.continue_()
+
+    page.route("**/v1/checks/*", slow_poll)
+    page.click("#check")
+    page.wait_for_function("() => document.getElementById('progress').textContent === 'checking… 0/1'")
+    page.wait_for_selector("#verdict")
+    page.unroute("**/v1/checks/*")
+    assert len(polls) >= 4
+
+    # the report is the job's stored report, and the shareable link carries the claim
+    assert "claim=" in page.url and "date=2016-06-01" in page.url and "job=" in page.url
     # verdict with counts
     assert page.inner_text("#verdict-label") in VERDICTS
     for side in ("supporting", "refuting", "neutral"):

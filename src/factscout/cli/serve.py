@@ -48,6 +48,13 @@ def serve(
         str | None, typer.Option(envvar="FACTSCOUT_TOKEN", help="require this bearer token on the API (page off)")
     ] = None,
     max_pending: Annotated[int, typer.Option(help="requests queued or running before 503")] = 128,
+    state: Annotated[
+        Path | None,
+        typer.Option(
+            help="folder of the check jobs' database (POST /v1/checks); the same command restarted resumes "
+            "the jobs left unfinished [default: INDEX/serve-state]"
+        ),
+    ] = None,
     threads: Annotated[
         int, typer.Option(help="threads per model call (torch, ONNX Runtime); 1 is fastest on a busy machine")
     ] = 1,
@@ -56,7 +63,7 @@ def serve(
     rerank: RerankOption = _CHECK_DEFAULTS["rerank"],
     selector: SelectorOption = _CHECK_DEFAULTS["selector"],
 ) -> None:
-    """Serve the HTTP API (/v1/check, /v1/search, /v1/plan, /v1/rewrite) and the web page.
+    """Serve the HTTP API (/v1/check, /v1/checks, /v1/search, /v1/plan, /v1/rewrite) and the web page.
 
     The check settings (--stance, --verdict, --rerank, --selector) are those of `factscout check`."""
     quiet_libraries()
@@ -77,9 +84,16 @@ def serve(
         planner=planner, passages=passages, stance=stance, verdict=verdict, rerank=rerank, selector=selector
     )
     read_manifest(index)  # a missing or broken index is reported before any model loads
+    from factscout.serve.jobs import JobStore
+
+    state = state if state is not None else index / "serve-state"
+    JobStore(state).close()  # so is a job folder that cannot be written
     encoder = model_threads(threads)
     checker = Checker.from_index(index, settings, encoder=encoder)
     judgements = read_qrels(qrels) if qrels else None
-    web = create_app(checker, token=token, policy=policy, qrels=judgements, max_pending=max_pending)
-    err.print(f"factscout serving {index} on http://{host}:{port}/ (API under /v1, schema at /openapi.json)")
+    web = create_app(checker, token=token, policy=policy, qrels=judgements, max_pending=max_pending, state=state)
+    err.print(
+        f"factscout serving {index} on http://{host}:{port}/ (API under /v1, schema at /openapi.json; "
+        f"check jobs in {state})"
+    )
     uvicorn.run(web, host=host, port=port, log_level="warning")

@@ -3,10 +3,16 @@
 ``create_app(checker)`` builds the app around one loaded :class:`~factscout.check.Checker`
 (index and models loaded once, shared by every request):
 
-* ``POST /v1/check`` -> the ``factscout-report/1`` report; ``POST /v1/search``, ``POST /v1/plan``,
+* ``POST /v1/check`` -> the ``factscout-report/1`` report (synchronous);
+* ``POST /v1/checks`` (one claim or a batch) -> ``202`` and a job id, ``GET /v1/checks/{id}`` ->
+  its status, progress and, once it ended, the reports: jobs run in the background on the same
+  runner and are kept in SQLite (:mod:`factscout.serve.jobs`) so a restarted server resumes them;
+* ``POST /v1/search``, ``POST /v1/plan``,
   ``POST /v1/rewrite`` (one edit action applied to a query, its results, the metric when qrels
   are loaded, the rewrite policy's suggested trace); ``GET /v1/health``; ``GET /openapi.json``.
-* ``GET /`` the page; ``GET /?claim=...&date=...`` renders that claim's report (a shareable link).
+* ``GET /`` the page; ``GET /?claim=...&date=...`` renders that claim's report (a shareable link);
+  with ``&job=ID`` the stored report of that check job (the page's script checks through the job
+  API, shows the progress, then opens that link).
 
 Every endpoint declares its response model (:mod:`factscout.serve.responses`), so
 ``/openapi.json`` describes the bodies clients receive; the handlers still send the core's own
@@ -26,7 +32,7 @@ import contextlib
 import itertools
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,17 +47,27 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from factscout.check import Checker
 from factscout.errors import FactscoutError, InputError, MissingDependency, UnknownName
 from factscout.records import Claim
+from factscout.serve.jobs import ClaimTask, JobStore, JobWorker
 from factscout.serve.page import evidence_view, timeline_view
 from factscout.serve.responses import (
     ERRORS,
     CheckReport,
+    ErrorResponse,
     HealthResponse,
+    JobResponse,
     PlanResponse,
     RewriteResponse,
     SearchResponse,
 )
 from factscout.serve.runner import CoreRunner, Saturated
-from factscout.serve.schemas import CheckRequest, PlanRequest, RewriteRequest, SearchRequest
+from factscout.serve.schemas import (
+    CheckRequest,
+    ChecksRequest,
+    PlanRequest,
+    RewriteRequest,
+    SearchRequest,
+    parse_iso_day,
+)
 from factscout.serve.service import CheckJob, RewriteJob, SearchJob, Service
 
 log = logging.getLogger(__name__)
@@ -107,6 +123,7 @@ def create_app(
     max_pending: int = 64,
     max_batch: int = 16,
     warm_up: bool = True,
+    state: Path | str | None = None,
 ) -> FastAPI:
     """The service around ``checker``.
 
@@ -115,14 +132,28 @@ def create_app(
     editor's suggestions (a folder from ``factscout train rewrite``, or ``random``/``original``).
     ``qrels``: relevance judgements by claim id, so the editor shows the metric (``reward``).
     ``max_pending``: requests queued or running before 503 (at least the clients you expect at
-    once); ``max_batch``: checks or searches run together in one core call.
+    once); ``max_batch``: checks or searches run together in one core call. ``state``: the folder
+    of the check jobs' database (``jobs.sqlite3``; ``None``: in memory, lost when the app stops);
+    jobs left queued or running there are resumed when the app starts.
     """
     service = Service(checker, policy=policy, qrels=qrels, reward=reward)
+    store = JobStore(state)
+
+    def check_claims(tasks: Sequence[ClaimTask]) -> list[dict[str, Any]]:
+        """On the core thread: count the attempts (before the core runs them: a check cut short by
+        a crash still counts), check the batch, store its reports at once (no window between a
+        finished check and its stored report)."""
+        store.count_attempts(tasks)
+        reports = service.check_batch([_check_job(t) for t in tasks])
+        store.finish_reports(tasks, reports)
+        return reports
+
     runner = CoreRunner(
-        {"check": service.check_batch, "search": service.search_batch},
+        {"check": service.check_batch, "search": service.search_batch, "job": check_claims},
         max_pending=max_pending,
         max_batch=max_batch,
     )
+    worker = JobWorker(store, runner, batch=max_batch)
     pages = templates()
     ids = itertools.count(1)
 
@@ -130,7 +161,9 @@ def create_app(
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if warm_up:
             await runner.run(service.warm_up)
+        worker.start()  # resumes the jobs a previous server left queued or running
         yield
+        await worker.stop()
         runner.close()
 
     app = FastAPI(
@@ -141,7 +174,7 @@ def create_app(
         docs_url=None,  # Swagger UI loads scripts from a CDN; the schema is at /openapi.json
         redoc_url=None,
     )
-    app.state.service, app.state.runner = service, runner
+    app.state.service, app.state.runner, app.state.jobs = service, runner, store
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     # ------------------------------------------------------------ middleware and errors
@@ -229,6 +262,46 @@ def create_app(
         )
         return JSONResponse(result)
 
+    @app.post(
+        "/v1/checks",
+        dependencies=[Depends(authorised)],
+        status_code=202,
+        response_model=JobResponse,
+        responses={
+            **{k: v for k, v in ERRORS.items() if k != 503},
+            202: {"headers": {"Location": {"description": "the job's URL to poll", "schema": {"type": "string"}}}},
+        },
+    )
+    async def submit_checks(body: ChecksRequest) -> JSONResponse:
+        """Accept a check job (one claim or a batch) and run it in the background; answers ``202``
+        with the job id (and its URL in ``Location``) once the job is stored: it survives a restart."""
+        name = planner_name(body.planner)
+        claims = [
+            {"claim_id": c.claim_id, "claim": c.claim, "date": c.date.isoformat() if c.date else None}
+            for c in body.claim_list()
+        ]
+        job_id = store.create(claims, planner=name, date_filter=body.date_filter)
+        worker.notify()
+        location = f"/v1/checks/{job_id}"
+        return JSONResponse(store.get(job_id), status_code=202, headers={"Location": location})
+
+    @app.get(
+        "/v1/checks/{job_id}",
+        dependencies=[Depends(authorised)],
+        response_model=JobResponse,
+        responses={
+            401: ERRORS[401],
+            404: {"model": ErrorResponse, "description": "no job with this id"},
+            500: ERRORS[500],
+        },
+    )
+    async def check_job(job_id: str) -> JSONResponse:
+        """A check job's status and progress (claims done of total); its reports once it ended."""
+        job = store.get(job_id)
+        if job is None:
+            raise StarletteHTTPException(404, f"no check job {job_id!r}")
+        return JSONResponse(job)
+
     @app.post("/v1/search", dependencies=[Depends(authorised)], response_model=SearchResponse, responses=ERRORS)
     async def search(body: SearchRequest) -> JSONResponse:
         """The top k passages for one query (published before ``date`` when given)."""
@@ -266,9 +339,28 @@ def create_app(
             "claim_id": params.get("claim_id", ""),
             "evidence": "all" if params.get("evidence") == "all" else "before",
         }
-        context: dict[str, Any] = {"form": form, "info": service.info(), "report": None, "error": None}
+        context: dict[str, Any] = {
+            "form": form,
+            "info": service.info(),
+            "report": None,
+            "error": None,
+            "pending_job": None,
+        }
         status = 200
-        if form["claim"].strip():
+        job_id = params.get("job")
+        if job_id:
+            stored = store.get(job_id)
+            if stored is None:
+                status = 404
+                context["error"] = f"no check job {job_id!r}"
+            elif stored["status"] in ("queued", "running"):
+                context["pending_job"] = job_id  # the page's script goes on polling it
+            elif stored["reports"] and stored["reports"][0] is not None:
+                _report_context(context, stored["reports"][0], service)
+            else:
+                status = 400
+                context["error"] = stored["errors"][0]["error"] if stored["errors"] else "the job has no report"
+        elif form["claim"].strip():
             try:
                 body = CheckRequest.model_validate(
                     {"claim": form["claim"], "date": form["date"] or None, "claim_id": form["claim_id"] or None}
@@ -279,10 +371,7 @@ def create_app(
                     form["evidence"] == "before",
                 )
                 report = await runner.submit("check", job, group=(job.planner, job.date_filter), uid=job.claim.claim_id)
-                context["report"] = report
-                context["groups"] = evidence_view(report, service.store)
-                context["timeline"] = timeline_view(report)
-                context["query_text"] = {q["query_id"]: q["text"] for q in report["queries"]}
+                _report_context(context, report, service)
             except ValidationError as exc:
                 status = 422
                 context["error"] = "; ".join(_detail(e)["field"] + ": " + _detail(e)["message"] for e in exc.errors())
@@ -296,6 +385,19 @@ def create_app(
         return HTMLResponse(html, status_code=status)
 
     return app
+
+
+def _report_context(context: dict[str, Any], report: dict[str, Any], service: Service) -> None:
+    """What the page template needs to show ``report``."""
+    context["report"] = report
+    context["groups"] = evidence_view(report, service.store)
+    context["timeline"] = timeline_view(report)
+    context["query_text"] = {q["query_id"]: q["text"] for q in report["queries"]}
+
+
+def _check_job(task: ClaimTask) -> CheckJob:
+    """A stored claim of a check job as the core's check job."""
+    return CheckJob(Claim(task.claim_id, task.claim, parse_iso_day(task.date)), task.planner, task.date_filter)
 
 
 def _detail(error: Any) -> dict[str, str]:

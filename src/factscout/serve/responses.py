@@ -242,6 +242,34 @@ class CheckReport(_Response):
     provenance: dict[str, Any] = Field(description="the settings, components and model hashes used")
 
 
+# ---------------------------------------------------------------------- /v1/checks: jobs
+
+
+class JobError(_Response):
+    position: int = Field(description="the claim's place in the job (0 for the first)")
+    claim_id: str
+    error: str = Field(description="why the core refused the claim")
+
+
+class JobResponse(_Response):
+    """A check job (``POST /v1/checks``, ``GET /v1/checks/{job_id}``): its status, its progress
+    in claims, and once it has ended the reports, one per claim in the order sent."""
+
+    id: str = Field(description="the job id: poll GET /v1/checks/{id}")
+    status: Literal["queued", "running", "done", "failed"] = Field(
+        description="queued, running, done (every claim has a report) or failed (some claim has an error)"
+    )
+    total: int = Field(description="claims in the job")
+    done: int = Field(description="claims finished (a report or an error)")
+    failed: int = Field(description="claims with an error")
+    created: str = Field(description="when the job was accepted (ISO 8601, UTC)")
+    finished: str | None = Field(description="when its last claim finished")
+    reports: list[CheckReport | None] | None = Field(
+        description="once done or failed: the report of each claim in order (null for a claim with an error)"
+    )
+    errors: list[JobError] = Field(description="claims the core refused")
+
+
 ErrorResponse.model_rebuild()
 
 ERRORS: dict[int | str, dict[str, Any]] = {

@@ -21,7 +21,7 @@ import re
 import unicodedata
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 MAX_CLAIM_CHARS = 2_000
 MAX_SEARCH_K = 100
@@ -82,6 +82,11 @@ def clean_text(value: Any, max_chars: int = MAX_CLAIM_CHARS) -> str:
 def clean_claim(value: Any) -> str:
     """A claim or query text: :func:`clean_text` with at most 2,000 characters."""
     return clean_text(value, MAX_CLAIM_CHARS)
+
+
+def clean_optional_claim(value: Any) -> str | None:
+    """An optional claim: ``None``, or :func:`clean_claim`."""
+    return None if value is None else clean_claim(value)
 
 
 def clean_name(value: Any) -> str | None:
@@ -160,3 +165,51 @@ class RewriteRequest(_Request):
     )
     k: int = Field(default=5, ge=1, le=MAX_EDITOR_K, description=f"hits shown, 1 to {MAX_EDITOR_K}")
     suggest: bool = Field(default=False, description="also run the rewrite policy on the (edited) query")
+
+
+MAX_JOB_CLAIMS = 100
+
+
+class ChecksRequest(_Request):
+    """``POST /v1/checks``: a check job, run in the background and kept across restarts. Either
+    one claim (the fields of ``POST /v1/check``) or a batch (``claims``: 1 to 100 claims with
+    their own date and id), checked with one planner and date-filter setting."""
+
+    claim: Annotated[str | None, BeforeValidator(clean_optional_claim)] = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_CLAIM_CHARS,
+        description="one claim, 1 to 2,000 characters (NFC, trimmed); or give `claims`",
+        examples=["Vitamin D prevents falls."],
+    )
+    date: dt.date | None = Field(default=None, description="the claim's date (YYYY-MM-DD), with `claim`")
+    claim_id: str | None = Field(
+        default=None, pattern=_ID_PATTERN, description="your id for the claim, with `claim` (default: assigned)"
+    )
+    claims: list[ClaimFields] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_JOB_CLAIMS,
+        description=f"a batch of 1 to {MAX_JOB_CLAIMS} claims instead of `claim`",
+    )
+    planner: Name = Field(default=None, description="planner name (default: the server's)")
+    date_filter: bool = Field(default=True, description="only evidence published before each claim's date")
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _date(cls, value: Any) -> dt.date | None:
+        return parse_iso_day(value)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> ChecksRequest:
+        if (self.claim is None) == (self.claims is None):
+            raise ValueError("give either `claim` (one claim) or `claims` (a batch), not both and not neither")
+        if self.claims is not None and (self.date is not None or self.claim_id is not None):
+            raise ValueError("`date` and `claim_id` go inside each entry of `claims`")
+        return self
+
+    def claim_list(self) -> list[ClaimFields]:
+        """The job's claims, one or many, in order."""
+        if self.claims is not None:
+            return list(self.claims)
+        return [ClaimFields(claim=self.claim or "", date=self.date, claim_id=self.claim_id)]
