@@ -19,8 +19,8 @@ runner = CliRunner()
 # the CLI's options, command by command (--no-x forms included): a refactor must not add, drop or rename one;
 # the names before the one vocabulary (--claims, --queries, --corpus, --pairs; --out, --run) stay as aliases
 OPTIONS = {
-    "index": "--alpha --b --corpus --data --dataset --encode-batch --encoder --fusion --index --input --k1 --output "
-    "--pg-name --ray --retriever --shards --stride --window -i -o",
+    "index": "--alpha --b --corpus --data --dataset --encode-batch --encoder --fusion --index --input --k1 --no-sentences --output "
+    "--pg-name --ray --retriever --sentences --shards --stride --window -i -o",
     "search": "--batch-size --by-doc --date --date-filter --fusion --fusion-weights --index --input --k --no-date-filter "
     "--output --queries --query --ray --run --undated -i -o",
     "plan": "--alpha --claims --gamma --input --justification --lambda --mmr --out --output --planner -i -o",
@@ -32,7 +32,7 @@ OPTIONS = {
     "--workers -i -o",
     "rewrite": "--claim-id --claims --index --input --max-steps --out --output --policy --qrels --reward --seed -i -o claim",
     "demo": "--claims --dataset --index --k --planner --retriever",
-    "serve": "--host --index --max-pending --passages --planner --policy --port --qrels --rerank --selector --stance --threads "
+    "serve": "--host --index --max-pending --passages --planner --policy --port --qrels --rerank --selector --stance --state --threads "
     "--token --verdict",
     "collect": "--allow-host --base-url --claims --distractors --drift-from --exclude-domain --host-interval --input "
     "--min-interval --no-crawl --no-mmr --out --output --planner --provider --replay --results --threshold -i -o",
