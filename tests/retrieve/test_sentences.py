@@ -2,6 +2,7 @@
 distinct sentence, atomic with the generation, and a check that embeds only what is new."""
 
 import hashlib
+import itertools
 import logging
 
 import numpy as np
@@ -64,7 +65,7 @@ def test_offsets_round_trip_to_the_passage_text(text):
     spans = sentence_spans(text)
     assert [text[a:b] for a, b in spans] == sentences_of(text)
     assert all(a < b for a, b in spans)
-    assert all(b1 <= a2 for (_, b1), (a2, _) in zip(spans, spans[1:], strict=False))
+    assert all(b1 <= a2 for (_, b1), (a2, _) in itertools.pairwise(spans))
 
 
 def test_each_distinct_sentence_is_embedded_once_and_stored_as_float16():
