@@ -2,6 +2,9 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+# the demo needs only the pipeline's extras: no Chromium, Ray or PostgreSQL (those are the tests' set-up)
+DEMO_STAMP := $(VENV)/.installed-demo-$(shell cksum < pyproject.toml | cut -d' ' -f1)
+DEMO_EXTRAS := dense,fast,nlp
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -15,11 +18,17 @@ $(STAMP):
 	bash scripts/install-wordnet.sh $(VENV)
 	# the browser tests drive the system's Chromium (Debian's; Playwright cannot download its own offline)
 	command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium)
-	rm -f $(VENV)/.installed-* && touch $(STAMP)
+	rm -f $(VENV)/.installed-* && touch $(STAMP) $(DEMO_STAMP)
+
+$(DEMO_STAMP):
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) torch==2.13.0
+	$(PIP) -e '.[$(DEMO_EXTRAS)]'
+	rm -f $(VENV)/.installed-demo-* && touch $(DEMO_STAMP)
 
 setup: $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(VENV)/bin/factscout demo
 
 lint: $(STAMP)
