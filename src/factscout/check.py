@@ -37,7 +37,17 @@ from typing import TYPE_CHECKING, Any
 
 from factscout.errors import InputError
 from factscout.nn.encoding import CachedEncoder, SentenceEncoder
-from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Query, Ranking, Stance
+from factscout.records import (
+    NOT_ENOUGH_INFO,
+    REFUTES,
+    STANCE_LABELS,
+    SUPPORTS,
+    Claim,
+    Query,
+    Ranking,
+    Sentence,
+    Stance,
+)
 from factscout.report import Evidence, EvidenceSentence, Report, VerdictSummary, days_between
 from factscout.rerank.base import RERANKERS, Reranker, make_reranker
 from factscout.select.base import SELECTORS, Selector, default_encoder, make_selector, stance_model_of
@@ -50,6 +60,7 @@ from factscout.verify.base import (
     make_verdict_method,
     split_stance_name,
 )
+from factscout.verify.stance import PairwiseStance, to_stance
 from factscout.verify.verdict import DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_EVIDENCE, CountRule
 
 if TYPE_CHECKING:
@@ -266,11 +277,27 @@ class Checker:
         self, claims: Sequence[Claim], found: Sequence[Retrieved], *, passages: int | None = None
     ) -> list[Report]:
         """:meth:`judge` for each claim and what :meth:`retrieve` found for it, embedding the
-        whole batch's sentences at once."""
-        self._embed_batch(claims, [f.ranking for f in found], passages or self.settings.passages)
+        whole batch's sentences at once and, for a pairwise stance model (the cross-encoder), scoring
+        the selected (claim, sentence) pairs of the whole batch in one call: batches sorted by
+        length across claims pad less, and each pair is scored once (the model's pair cache)."""
+        n = passages or self.settings.passages
+        self._embed_batch(claims, [f.ranking for f in found], n)
+        selected = [self._select(c, f.ranking, n) for c, f in zip(claims, found, strict=True)]
+        stances: list[list[Stance] | None] = [None] * len(claims)
+        if isinstance(self.stance, PairwiseStance):
+            flat = [[s for sents in sel for s in sents] for sel in selected]
+            pairs = [(c.text, s) for c, sents in zip(claims, flat, strict=True) for s in sents]
+            probs: Any = self.stance.predict_pairs([p[0] for p in pairs], [p[1].text for p in pairs]) if pairs else []
+            rows = iter(probs)
+            stances = [[to_stance(s.passage_id, s.index, next(rows)) for s in sents] for sents in flat]
         return [
-            self.judge(c, f.ranking, f.queries, f.extra, passages=passages) for c, f in zip(claims, found, strict=True)
+            self.judge(c, f.ranking, f.queries, f.extra, passages=n, selected=sel, stances=st)
+            for c, f, sel, st in zip(claims, found, selected, stances, strict=True)
         ]
+
+    def _select(self, claim: Claim, ranking: Ranking, passages: int) -> list[list[Sentence]]:
+        """The selected sentences of each of the top ``passages`` passages of ``ranking``."""
+        return [self.selector.select_passage(claim, self.store[h.passage_id]) for h in ranking.top(passages).hits]
 
     def retrieve(self, claims: Sequence[Claim]) -> list[Retrieved]:
         """Plan, search (with the date filter), fuse and re-rank: each claim's queries and ranking."""
@@ -358,15 +385,21 @@ class Checker:
         extra: dict[str, Any] | None = None,
         *,
         passages: int | None = None,
+        selected: Sequence[Sequence[Sentence]] | None = None,
+        stances: Sequence[Stance] | None = None,
     ) -> Report:
         """Select, classify and judge the top ``passages`` (default ``settings.passages``) of an
-        already retrieved ``ranking`` for ``claim``."""
+        already retrieved ``ranking`` for ``claim`` (``selected``: the sentences already selected
+        from each of those passages; ``stances``: theirs, in that order)."""
         extra = extra or {}
-        hits = ranking.top(passages or self.settings.passages).hits
+        n = passages or self.settings.passages
+        hits = ranking.top(n).hits
         read = [self.store[h.passage_id] for h in hits]
-        selected = [self.selector.select_passage(claim, p) for p in read]
+        if selected is None:
+            selected = self._select(claim, ranking, n)
         flat = [sent for sents in selected for sent in sents]
-        stances: list[Stance] = self.stance.predict(claim, flat) if flat else []
+        if stances is None:
+            stances = self.stance.predict(claim, flat) if flat else []
         verdict = self.verdict_method.judge(claim, stances, ranking, self.store)
         counted = {(x.passage_id, x.sentence_index): side for side, xs in (
             (SUPPORTS, verdict.supporting), (REFUTES, verdict.refuting)) for x in xs}  # fmt: skip
