@@ -50,7 +50,6 @@ bench: $(STAMP)
 	$(PY) benchmarks/rewriting.py --dataset covidfact --max-train 800 --max-test 400 --negatives 0
 	$(PY) benchmarks/load.py --index .factscout/scifact-index
 	$(PY) benchmarks/temporal.py
-	$(PY) benchmarks/temporal_seeds.py --run
 	$(PY) benchmarks/web_collection.py
 	$(PY) benchmarks/server_backend.py
 	$(PY) benchmarks/update_readme.py

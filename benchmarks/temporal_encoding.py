@@ -57,7 +57,11 @@ def main() -> None:
     publish(
         "temporal_encoding",
         text,
-        {"texts_per_second": round(rate, 1), "distinct_texts": len(texts), "projected_minutes": round(projected / 60, 1)},
+        {
+            "texts_per_second": round(rate, 1),
+            "distinct_texts": len(texts),
+            "projected_minutes": round(projected / 60, 1),
+        },
     )
 
 

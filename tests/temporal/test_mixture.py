@@ -64,7 +64,9 @@ def test_one_hot_mixture_is_the_single_ranking(method):
 def test_mixture_scores_by_hand():
     # normalised scores of PAPER: evidence-based (2,3,1,4)/4, claim-based (2,3,1,0)/3
     weights = {"evidence-based date": 0.5, "claim-based date": 0.5}
-    assert mixture_scores(PAPER, weights) == pytest.approx([(2 / 4 + 2 / 3) / 2, (3 / 4 + 1) / 2, (1 / 4 + 1 / 3) / 2, 0.5])
+    assert mixture_scores(PAPER, weights) == pytest.approx(
+        [(2 / 4 + 2 / 3) / 2, (3 / 4 + 1) / 2, (1 / 4 + 1 / 3) / 2, 0.5]
+    )
     assert normalized_scores(PAPER)[1] == pytest.approx([3 / 4, 1.0, 1.0, 3 / 4])
 
 
@@ -130,4 +132,10 @@ def test_learned_mixture_is_a_registered_ranking_check_can_use():
     published = {"a": dt.date(2010, 1, 1), "b": dt.date(2020, 1, 9), "c": None}
     out = TimeAwareReranker("learned mixture", 1.0).rerank(claim, ranking, published)
     expected = mixture_ranking([-3661, -1, None], weights).scores
-    assert [h.passage_id for h in out.hits][0] == ("b" if expected[1] > expected[0] else "a")
+    assert next(h.passage_id for h in out.hits) == ("b" if expected[1] > expected[0] else "a")
+
+
+def test_check_settings_accept_the_learned_mixture():
+    from factscout.check import CheckSettings
+
+    assert CheckSettings(temporal="learned mixture").temporal == "learned mixture"

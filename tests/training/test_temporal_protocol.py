@@ -88,8 +88,12 @@ def _scored(domain, ids, predicted, gold):
 
 def test_paired_test_statistic_is_the_domain_averaged_difference():
     gold = ["t"] * 4
-    base = [{"a": _scored("a", ["1", "2", "3", "4"], ["t", "f", "f", "f"], gold), "b": _scored("b", ["5"], ["f"], ["t"])}]
-    better = [{"a": _scored("a", ["1", "2", "3", "4"], ["t", "t", "t", "f"], gold), "b": _scored("b", ["5"], ["t"], ["t"])}]
+    base = [
+        {"a": _scored("a", ["1", "2", "3", "4"], ["t", "f", "f", "f"], gold), "b": _scored("b", ["5"], ["f"], ["t"])}
+    ]
+    better = [
+        {"a": _scored("a", ["1", "2", "3", "4"], ["t", "t", "t", "f"], gold), "b": _scored("b", ["5"], ["t"], ["t"])}
+    ]
     delta, p = protocol.paired_test(base, better, n_resamples=2000)
     assert delta == pytest.approx(((0.75 - 0.25) + (1.0 - 0.0)) / 2)
     # 3 claims differ, all in favour: of the 8 sign patterns only all-plus and all-minus reach |0.75|

@@ -228,7 +228,9 @@ def mixture_rank_loss(
     """``Σ_k weights_k · ListMLE(ranking, target_k)`` over the four temporal rankings (``METHODS``
     order); one-hot ``weights`` give exactly that ranking's ListMLE loss."""
     if weights.shape != (len(METHODS),):
-        raise InputError(f"mixture weights need one value per temporal ranking ({len(METHODS)}), got {tuple(weights.shape)}")
+        raise InputError(
+            f"mixture weights need one value per temporal ranking ({len(METHODS)}), got {tuple(weights.shape)}"
+        )
     total = ranking.sum() * 0.0
     for w, method in zip(weights, METHODS, strict=True):
         if float(w) != 0.0:
@@ -360,7 +362,9 @@ class DomainResult:
     claim_ids: tuple[str, ...] = ()  # the scored claims, in order
     predicted: tuple[str, ...] = ()  # their predicted labels
     gold: tuple[str | None, ...] = ()  # their gold labels
-    proba: np.ndarray | None = field(default=None, compare=False, repr=False)  # their label probabilities (predict_proba), for seed ensembles
+    proba: np.ndarray | None = field(
+        default=None, compare=False, repr=False
+    )  # their label probabilities (predict_proba), for seed ensembles
     mixture: tuple[float, ...] = ()  # the fine-tuned model's π over METHODS (time-aware only)
 
 

@@ -131,7 +131,9 @@ def ensemble(per_seed: Sequence[Mapping[str, DomainResult]], featurizer: Featuri
     return out
 
 
-def gated(base: Mapping[str, DomainResult], timed: Mapping[str, DomainResult], choice: Mapping[str, str]) -> dict[str, DomainResult]:
+def gated(
+    base: Mapping[str, DomainResult], timed: Mapping[str, DomainResult], choice: Mapping[str, str]
+) -> dict[str, DomainResult]:
     """Per domain the result of the method ``choice`` names (domains missing from it: base)."""
     return {d: (timed[d] if choice.get(d) == TIME_AWARE and d in timed else r) for d, r in base.items()}
 
@@ -206,7 +208,9 @@ def run_protocol(
         if leak:
             lvec = {k: bilstm_vectors(encoders, t, threads=s.threads) for k, t in leak.items()}
             for method in leakage_methods:
-                run[method + LEAKAGE_SUFFIX] = run_method(featurizer, method, lvec["fit"], {k: lvec[k] for k in splits}, s)
+                run[method + LEAKAGE_SUFFIX] = run_method(
+                    featurizer, method, lvec["fit"], {k: lvec[k] for k in splits}, s
+                )
                 say(f"seed {seed} {method}{LEAKAGE_SUFFIX}: done")
         runs.append(run)
         seconds.append(time.perf_counter() - start)
@@ -239,7 +243,11 @@ def summary_rows(result: ProtocolResult, split: str) -> list[dict[str, object]]:
             domain_average(ensemble(per_seed, result.featurizer))
             if method != SHIPPED
             else domain_average(
-                gated(ensemble(base, result.featurizer), ensemble(result.per_seed(TIME_AWARE, split), result.featurizer), result.choice)
+                gated(
+                    ensemble(base, result.featurizer),
+                    ensemble(result.per_seed(TIME_AWARE, split), result.featurizer),
+                    result.choice,
+                )
             )
         )
         rows.append(
