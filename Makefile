@@ -59,7 +59,10 @@ bench: $(STAMP)
 	$(PY) benchmarks/rewriting.py --dataset covidfact --max-train 800 --max-test 400 --negatives 0
 	$(PY) benchmarks/load.py --index .factscout/scifact-index
 	$(PY) benchmarks/temporal.py
-	$(PY) benchmarks/temporal_seeds.py --run
+	$(PY) benchmarks/temporal.py --pretrain-epochs 0 --encoder-epochs 0 --finetune-epochs 1 --name temporal_light --save-mixture
+	$(PY) benchmarks/temporal_schedule.py
+	$(PY) benchmarks/temporal_seeds.py --seed 13 --args "--methods base --no-leakage"
+	$(PY) benchmarks/temporal_encoding.py
 	$(PY) benchmarks/web_collection.py
 	$(PY) benchmarks/server_backend.py
 	$(PY) benchmarks/update_readme.py

@@ -1,6 +1,7 @@
-"""Time: date extraction and normalisation, the four temporal evidence rankings, ListMLE, the
-time-aware re-ranking stage and the joint veracity + evidence-ranking models (``joint``;
-trained by :mod:`factscout.training.temporal`; they need torch). The published-before filter lives inside each retriever."""
+"""Time: date extraction and normalisation, the four temporal evidence rankings and their learned
+mixture with Δt features (``mixture``), ListMLE, the time-aware re-ranking stage and the joint
+veracity + evidence-ranking models (``joint``; trained by :mod:`factscout.training.temporal`; they
+need torch). The published-before filter lives inside each retriever."""
 
 from factscout.dates import parse_date
 from factscout.temporal.rankings import METHODS, RANKINGS, TemporalScores, temporal_scores

@@ -21,6 +21,14 @@ four temporal rankings (:mod:`factscout.temporal.rankings`) or the search engine
 ``weighting="random"`` replaces the ranking scores by random weights (the random-evidence
 baseline).
 
+Two extensions give the model the evidence dates directly (``factscout.temporal.mixture``):
+``time_dim > 0`` concatenates Δt features (batch ``time``, (B, K, time_dim)) to every ``f_i``, and
+``mixture=True`` adds a learned temporal prior to the ranking scores before the softmax,
+``r_i + γ Σ_k π_k t_ik`` (the returned ranking scores stay ``r_i``, which ListMLE trains) with ``π = softmax(mixture_logits)`` over the four rankings and ``t_ik``
+ranking k's normalised score of evidence i (batch ``temporal``, (B, K, 4)); ``γ`` starts at 0, so
+the model starts as the base model and learns from the veracity loss alone how much, and which
+mix of, temporal order helps. :meth:`JointModel.mixture_weights` gives ``π``.
+
 Randomness: a batch may carry a ``generator`` (``torch.Generator``); the dropout masks and the
 random evidence weights are then drawn from it alone, so a seeded generator reproduces a training
 run exactly (:mod:`factscout.training.temporal`). Without one they come from torch's global
@@ -91,6 +99,9 @@ class JointModel(nn.Module):
         hidden: int = 128,
         dropout: float = 0.2,
         weighting: str = "learned",
+        time_dim: int = 0,
+        mixture: bool = False,
+        n_rankings: int = 4,
     ) -> None:
         super().__init__()
         if weighting not in ("learned", "random"):
@@ -100,7 +111,12 @@ class JointModel(nn.Module):
         if int(getattr(evidence_encoder, "dim")) != d:  # noqa: B009
             raise InputError("claim and evidence encoders must have the same output size")
         self.meta = nn.EmbeddingBag(max(meta_vocab, 1), meta_dim, mode="mean", padding_idx=0)
-        joint = 4 * d + meta_dim
+        if time_dim < 0:
+            raise InputError(f"time_dim must be >= 0, got {time_dim}")
+        self.time_dim = time_dim
+        joint = 4 * d + meta_dim + time_dim
+        self.mixture_logits = nn.Parameter(torch.zeros(n_rankings)) if mixture else None
+        self.prior_scale = nn.Parameter(torch.zeros(())) if mixture else None
         self.dropout = nn.Dropout(dropout)
         self.label_mlp = nn.Sequential(nn.Linear(joint, hidden), nn.ReLU(), nn.Linear(hidden, n_labels))
         self.rank_mlp = nn.Sequential(nn.Linear(joint, hidden // 2), nn.ReLU(), nn.Linear(hidden // 2, 1))
@@ -126,10 +142,17 @@ class JointModel(nn.Module):
         m = torch.where(has_meta, m, torch.zeros_like(m))
         k = e.shape[1]
         cc = c.unsqueeze(1).expand(-1, k, -1)
-        f = torch.cat([cc, e, cc * e, (cc - e).abs(), m.unsqueeze(1).expand(-1, k, -1)], dim=-1)
+        parts = [cc, e, cc * e, (cc - e).abs(), m.unsqueeze(1).expand(-1, k, -1)]
+        if self.time_dim:
+            parts.append(batch["time"])
+        f = torch.cat(parts, dim=-1)
         f = self._dropout(f, batch.get("generator"))
         per_evidence = self.label_mlp(f)  # (B, K, L)
-        ranking = self.rank_mlp(f).squeeze(-1)  # (B, K)
+        ranking = self.rank_mlp(f).squeeze(-1)  # (B, K): what ListMLE trains
+        scores = ranking
+        if self.mixture_logits is not None and self.prior_scale is not None:
+            prior = (batch["temporal"] * torch.softmax(self.mixture_logits, dim=0)).sum(dim=-1)
+            scores = ranking + self.prior_scale * prior  # the prior shapes the weights, not ListMLE's scores
         present = batch["present"]
         if self.weighting == "random":
             gen = batch.get("generator")
@@ -137,7 +160,14 @@ class JointModel(nn.Module):
             weights = noise.masked_fill(~present, 0.0)
             weights = weights / weights.sum(dim=1, keepdim=True).clamp_min(1e-9)
         else:
-            weights = torch.softmax(ranking.masked_fill(~present, MASKED), dim=1)
+            weights = torch.softmax(scores.masked_fill(~present, MASKED), dim=1)
         logits = (weights.unsqueeze(-1) * per_evidence).sum(dim=1)
         logits = logits.masked_fill(~batch["label_mask"], MASKED)
         return logits, ranking
+
+    def mixture_weights(self) -> list[float]:
+        """``π`` over the four temporal rankings (``temporal.rankings.METHODS`` order); empty
+        without a mixture."""
+        if self.mixture_logits is None:
+            return []
+        return [float(w) for w in torch.softmax(self.mixture_logits.detach(), dim=0)]

@@ -24,6 +24,7 @@ from typing import Any
 
 from factscout.errors import InputError
 from factscout.records import Claim, Hit, Passage, Ranking
+from factscout.temporal import mixture as _mixture  # noqa: F401 - registers the "learned mixture" ranking
 from factscout.temporal.rankings import RANKINGS, temporal_scores
 from factscout.temporal.timestamps import delta_days
 
@@ -40,7 +41,8 @@ def _published(published: Published, passage_id: str) -> dt.date | None:
 
 @dataclass(frozen=True, slots=True)
 class TimeAwareReranker:
-    """Re-rank with a temporal ranking as a feature (``method`` from ``rankings.METHODS``)."""
+    """Re-rank with a temporal ranking as a feature (``method`` from ``rankings.METHODS``, or
+    ``learned mixture``: the shipped mixture of the four, :mod:`factscout.temporal.mixture`)."""
 
     method: str = "claim-centered distance"
     weight: float = 0.3

@@ -11,8 +11,17 @@ ranking module is trained with ListMLE against the target ranking of the ``metho
 * ``random`` — random evidence weights, no ranking module (random-evidence baseline);
 * one of the four temporal rankings (``factscout.temporal.rankings.METHODS``).
 
-``select_time_aware`` then picks, per domain, the temporal ranking with the best micro-F1 on the
-selection split (dev): the "time-aware" model of the paper.
+* ``delta-t`` — Δt features of each evidence item (:func:`factscout.temporal.mixture.delta_features`)
+  in the joint representation, no ranking loss;
+* ``time-aware`` — Δt features and a learned mixture of the four temporal rankings: the model's
+  mixture weights ``π`` (softmax, learned through the veracity loss during pre-training and each
+  domain's fine-tuning, so one ``π`` per domain) weight a temporal prior on the evidence weights
+  and the ListMLE targets, ``Σ_k π_k ListMLE(r, target_k)`` with ``π`` held fixed in that term
+  (:func:`mixture_rank_loss`; one-hot ``π`` gives the single ranking's loss).
+
+``select_time_aware`` picks, per domain, the temporal ranking with the best micro-F1 on the split
+it is given (the paper's per-domain choice); :mod:`factscout.training.temporal_protocol` makes
+every such choice on a validation split of MultiFC train only.
 
 Same seed, same model. Every training entry point (:func:`train_bilstm_encoders`,
 :func:`pretrain`, :func:`finetune`, :func:`run_method`) runs inside
@@ -48,7 +57,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -58,6 +67,7 @@ from torch import nn
 from factscout.errors import InputError
 from factscout.temporal.joint import BiLstmEncoder, FrozenEncoder, JointModel
 from factscout.temporal.listmle import listmle_loss
+from factscout.temporal.mixture import DELTA_FEATURES
 from factscout.temporal.rankings import METHODS
 from factscout.training.loop import derive_seed, deterministic_training, optimizer_step
 from factscout.training.temporal_data import (
@@ -68,6 +78,9 @@ from factscout.training.temporal_data import (  # re-exported: the trainer's pub
 )
 from factscout.training.temporal_data import (
     MAX_EVIDENCE as MAX_EVIDENCE,
+)
+from factscout.training.temporal_data import (
+    TIME_METHODS as TIME_METHODS,
 )
 from factscout.training.temporal_data import (
     Example as Example,
@@ -138,6 +151,9 @@ def build_model(
             hidden=settings.hidden,
             dropout=settings.dropout,
             weighting="random" if method == "random" else "learned",
+            time_dim=len(DELTA_FEATURES) if method in TIME_METHODS else 0,
+            mixture=method == "time-aware",
+            n_rankings=len(METHODS),
         ),
     )
 
@@ -193,11 +209,34 @@ def _loss(
     loss = (
         nn.functional.cross_entropy(logits[labelled], batch["labels"][labelled]) if labelled.any() else logits.sum() * 0
     )
-    if method in data.targets and method not in ("base", "random"):
+    rows = batch["rows"]
+    if method == "time-aware" and model.mixture_logits is not None:
+        weights = torch.softmax(model.mixture_logits.detach(), dim=0)
+        loss = loss + settings.rank_weight * mixture_rank_loss(ranking, data.targets, rows, weights)
+    elif method in data.targets and method not in ("base", "random"):
         target, mask = data.targets[method]
-        rows = batch["rows"]
         loss = loss + settings.rank_weight * listmle_loss(ranking, target[rows], mask[rows])
     return loss
+
+
+def mixture_rank_loss(
+    ranking: torch.Tensor,
+    targets: Mapping[str, tuple[torch.Tensor, torch.Tensor]],
+    rows: torch.Tensor,
+    weights: torch.Tensor,
+) -> torch.Tensor:
+    """``Σ_k weights_k · ListMLE(ranking, target_k)`` over the four temporal rankings (``METHODS``
+    order); one-hot ``weights`` give exactly that ranking's ListMLE loss."""
+    if weights.shape != (len(METHODS),):
+        raise InputError(
+            f"mixture weights need one value per temporal ranking ({len(METHODS)}), got {tuple(weights.shape)}"
+        )
+    total = ranking.sum() * 0.0
+    for w, method in zip(weights, METHODS, strict=True):
+        if float(w) != 0.0:
+            target, mask = targets[method]
+            total = total + w * listmle_loss(ranking, target[rows], mask[rows])
+    return total
 
 
 def _steps(
@@ -267,22 +306,35 @@ def finetune(
             _steps(model, data, batches, method, settings, settings.finetune_lr, gen)
 
 
-def predict(
-    model: JointModel, data: Tensors, rows: Sequence[int], labels: LabelSpace, *, seed: int = 0, threads: int = 1
-) -> list[str]:
-    """Predicted label strings (argmax over the claim's domain's labels); ``seed`` seeds the
-    random evidence weights of the ``random`` baseline."""
+def predict_proba(
+    model: JointModel, data: Tensors, rows: Sequence[int], *, seed: int = 0, threads: int = 1
+) -> np.ndarray:
+    """(len(rows), n_labels) label probabilities, 0 outside each claim's domain's labels (all 0
+    for a domain without labels); ``seed`` seeds the random evidence weights of ``random``."""
     model.eval()
     gen = torch.Generator().manual_seed(seed)
-    out: list[str] = []
+    out = []
     with deterministic_training(seed, threads=threads), torch.no_grad():
         for start in range(0, len(rows), 256):
             batch = data.batch(list(rows[start : start + 256]))
             batch["generator"] = gen
             logits, _ = model(batch)
-            allowed = batch["label_mask"].any(dim=1)
-            out += [labels.labels[int(i)][1] if ok else "" for i, ok in zip(logits.argmax(dim=1), allowed, strict=True)]
-    return out
+            proba = torch.softmax(logits, dim=1).masked_fill(~batch["label_mask"], 0.0)
+            out.append(proba.numpy())
+    return np.concatenate(out) if out else np.zeros((0, data.label_mask.shape[1]), dtype=np.float32)
+
+
+def labels_of(proba: np.ndarray, labels: LabelSpace) -> list[str]:
+    """Argmax label strings of :func:`predict_proba` rows ('' where a row is all 0)."""
+    return [labels.labels[int(np.argmax(p))][1] if p.any() else "" for p in proba]
+
+
+def predict(
+    model: JointModel, data: Tensors, rows: Sequence[int], labels: LabelSpace, *, seed: int = 0, threads: int = 1
+) -> list[str]:
+    """Predicted label strings (argmax over the claim's domain's labels); ``seed`` seeds the
+    random evidence weights of the ``random`` baseline."""
+    return labels_of(predict_proba(model, data, rows, seed=seed, threads=threads), labels)
 
 
 def f1_scores(gold: Sequence[str | None], predicted: Sequence[str]) -> tuple[float, float]:
@@ -309,6 +361,11 @@ class DomainResult:
     n: int
     claim_ids: tuple[str, ...] = ()  # the scored claims, in order
     predicted: tuple[str, ...] = ()  # their predicted labels
+    gold: tuple[str | None, ...] = ()  # their gold labels
+    proba: np.ndarray | None = field(
+        default=None, compare=False, repr=False
+    )  # their label probabilities (predict_proba), for seed ensembles
+    mixture: tuple[float, ...] = ()  # the fine-tuned model's π over METHODS (time-aware only)
 
 
 def run_method(
@@ -345,17 +402,17 @@ def run_method(
                 rows = [i for i, e in enumerate(data.examples) if e.domain == domain]
                 if not rows:
                     continue
-                predicted = predict(
-                    model,
-                    data,
-                    rows,
-                    featurizer.labels,
-                    seed=derive_seed(seed, "predict", domain),
-                    threads=settings.threads,
+                proba = predict_proba(
+                    model, data, rows, seed=derive_seed(seed, "predict", domain), threads=settings.threads
                 )
-                micro, macro = f1_scores([data.examples[i].label for i in rows], predicted)
+                predicted = labels_of(proba, featurizer.labels)
+                gold = tuple(data.examples[i].label for i in rows)
+                micro, macro = f1_scores(gold, predicted)
                 ids = tuple(data.examples[i].claim_id for i in rows)
-                results[name][domain] = DomainResult(domain, micro, macro, len(rows), ids, tuple(predicted))
+                mix = tuple(model.mixture_weights())
+                results[name][domain] = DomainResult(
+                    domain, micro, macro, len(rows), ids, tuple(predicted), gold, proba, mix
+                )
     return {name: results[name] for name in evals}
 
 

@@ -1,10 +1,14 @@
 """The time-aware model's data: claims as :class:`Example` records, the label space, the
 vocabulary and token ids, and the :class:`Featurizer` that turns examples into tensors
-(BiLSTM token ids or frozen MiniLM vectors, evidence-date deltas, temporal ranking targets).
+(BiLSTM token ids or frozen MiniLM vectors, evidence-date deltas, temporal ranking targets,
+Δt features and the four rankings' normalised scores), the validation split carved from MultiFC
+train by claim id, and the published-before-claim evidence filter.
 :mod:`factscout.training.temporal` trains on them."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -16,11 +20,17 @@ import torch
 
 from factscout.datasets.base import Dataset
 from factscout.errors import InputError
+from factscout.temporal.mixture import DELTA_FEATURES, delta_features, normalized_scores
 from factscout.temporal.rankings import METHODS, temporal_scores
 from factscout.temporal.timestamps import delta_days
 
 BASELINES = ("base", "search rank", "random")
-ALL_METHODS = (*BASELINES, *METHODS)
+# "delta-t": Δt features, no ranking loss; "time-aware": Δt features + the learned mixture of the
+# four temporal rankings (prior on the evidence weights and π-weighted ListMLE targets)
+EXTENSIONS = ("delta-t", "time-aware")
+ALL_METHODS = (*BASELINES, *METHODS, *EXTENSIONS)
+TIME_METHODS = frozenset(EXTENSIONS)
+VALIDATION_SHARE = 0.15
 MAX_EVIDENCE = 10
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -70,6 +80,40 @@ def examples_from(dataset: Dataset, *, max_evidence: int = MAX_EVIDENCE) -> list
             )
         )
     return sorted(out, key=lambda e: e.claim_id)
+
+
+def in_validation(claim_id: str, share: float = VALIDATION_SHARE) -> bool:
+    """Whether a training claim belongs to the validation split: the first 8 bytes of the sha256
+    of its id, as a fraction of 2**64, below ``share`` (stable across runs, machines and files)."""
+    if not 0.0 < share < 1.0:
+        raise InputError(f"the validation share must be in (0, 1), got {share!r}")
+    return int.from_bytes(hashlib.sha256(claim_id.encode()).digest()[:8], "big") < share * 2**64
+
+
+def validation_split(
+    examples: Sequence[Example], share: float = VALIDATION_SHARE
+) -> tuple[list[Example], list[Example]]:
+    """(fit, validation): MultiFC train split by :func:`in_validation` on the claim id."""
+    fit = [e for e in examples if not in_validation(e.claim_id, share)]
+    held = [e for e in examples if in_validation(e.claim_id, share)]
+    return fit, held
+
+
+def published_before_claim(example: Example) -> Example:
+    """``example`` without the evidence dated on or after its claim date (Δt >= 0), the setting
+    ``check`` uses (``published_before`` = the claim date; undated evidence is kept, as the
+    retrievers' default ``undated="keep"`` does)."""
+    keep = [i for i, d in enumerate(example.deltas) if d is None or d < 0]
+    if len(keep) == len(example.deltas):
+        return example
+    if not keep:
+        return dataclasses.replace(example, evidence=("",), deltas=(None,), ranks=(None,))
+    return dataclasses.replace(
+        example,
+        evidence=tuple(example.evidence[i] for i in keep),
+        deltas=tuple(example.deltas[i] for i in keep),
+        ranks=tuple(example.ranks[i] for i in keep),
+    )
 
 
 def _rank(passage_id: str) -> int | None:
@@ -129,6 +173,8 @@ class Tensors:
     label_mask: torch.Tensor
     labels: torch.Tensor  # -1 where the gold label is outside the label space
     targets: dict[str, tuple[torch.Tensor, torch.Tensor]]
+    time: torch.Tensor  # (n, K, len(DELTA_FEATURES)) Δt features; zeros for padding
+    temporal: torch.Tensor  # (n, K, 4) the four rankings' normalised scores (METHODS order)
 
     def batch(self, rows: Sequence[int] | np.ndarray) -> dict[str, Any]:
         idx = torch.as_tensor(np.asarray(rows), dtype=torch.long)
@@ -139,6 +185,8 @@ class Tensors:
             "meta": self.meta[idx],
             "label_mask": self.label_mask[idx],
             "labels": self.labels[idx],
+            "time": self.time[idx],
+            "temporal": self.temporal[idx],
             "rows": idx,
         }
 
@@ -216,6 +264,13 @@ class Featurizer:
                     t[i, : len(s.scores)] = s.scores
                     m[i, : len(s.mask)] = s.mask
             targets[method] = (torch.from_numpy(t), torch.from_numpy(m & present))
+        time = np.zeros((n, k, len(DELTA_FEATURES)), dtype=np.float32)
+        temporal = np.zeros((n, k, len(METHODS)), dtype=np.float32)
+        for i, e in enumerate(examples):
+            dated = [d for d in e.deltas[:k]]
+            if e.evidence != ("",):
+                time[i, : len(dated)] = delta_features(dated)
+                temporal[i, : len(dated)] = normalized_scores(dated)
         return Tensors(
             list(examples),
             claim,
@@ -225,4 +280,6 @@ class Featurizer:
             torch.from_numpy(label_mask),
             torch.from_numpy(labels),
             targets,
+            torch.from_numpy(time),
+            torch.from_numpy(temporal),
         )
