@@ -128,7 +128,7 @@ def main() -> None:
     n_sent = len(stored.spans)
     text = "\n".join(
         [
-            f"## check CPU per claim ({len(retriever.store):,} passages, {n_sent:,} stored sentences;"
+            f"### check CPU per claim ({len(retriever.store):,} passages, {n_sent:,} stored sentences;"
             f" claims {args.small} -> {args.large})",
             "",
             markdown_table(["sentence vectors", "CPU s / claim", "wall s / claim", "ratio"], rows),

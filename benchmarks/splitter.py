@@ -96,7 +96,7 @@ def main() -> None:
         for name, r in results.items()
     ]
     header = ["splitter", "boundary P", "boundary R", "boundary F1", "abstracts exact", "CPU s"]
-    text = f"## Sentence boundaries on {len(docs):,} pre-split abstracts\n\n" + markdown_table(header, rows)
+    text = f"### Sentence boundaries on {len(docs):,} pre-split abstracts\n\n" + markdown_table(header, rows)
     keys = {"sentences_of (regex, factscout)": "regex_f1", "spaCy sentencizer": "sentencizer_f1"}
     headline = {keys.get(name, "senter_f1"): round(r["f1"], 4) for name, r in results.items()}
     publish("splitter", text, {"abstracts": len(docs), **headline})
