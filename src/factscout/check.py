@@ -99,6 +99,7 @@ class CheckSettings:
     max_queries: int | None = None
     temporal: str | None = None  # time-aware re-ranking with this temporal ranking (temporal/rerank.py)
     temporal_weight: float = 0.3
+    fast: bool = False  # a dense/hybrid index's queries embedded by the int8 MiniLM (docs/results.md: check speed)
 
     def __post_init__(self) -> None:
         for name in ("depth", "passages", "rerank_depth"):
@@ -198,7 +199,9 @@ class Checker:
         from factscout.retrieve.sentences import load_sentence_data
 
         path, manifest = read_manifest(directory)
-        retriever = load_index(directory)
+        settings = settings or CheckSettings()
+        fast = settings.fast and manifest.get("retriever") in ("dense", "hybrid")
+        retriever = load_index(directory, **({"query_encoder": "int8"} if fast else {}))
         info = {"index": str(Path(directory)), "generation": path.name, "retriever": manifest.get("retriever")}
         checker = cls(retriever, settings, provenance=info, **components)
         checker.sentences = load_sentence_data(path, len(retriever.store))

@@ -21,11 +21,11 @@ runner = CliRunner()
 OPTIONS = {
     "index": "--alpha --b --corpus --data --dataset --encode-batch --encoder --fusion --index --input --k1 --no-sentences --output "
     "--pg-name --ray --retriever --sentences --shards --stride --window -i -o",
-    "search": "--batch-size --by-doc --date --date-filter --fusion --fusion-weights --index --input --k --no-date-filter "
+    "search": "--batch-size --by-doc --date --date-filter --fast --fusion --fusion-weights --index --input --k --no-date-filter "
     "--output --queries --query --ray --run --undated -i -o",
     "plan": "--alpha --claims --gamma --input --justification --lambda --mmr --out --output --planner -i -o",
     "evaluate": "--compare --input --json --metrics --per-query --qrels --run -i",
-    "check": "--claims --date --date-filter --depth --fusion --html --index --input --json --no-date-filter --out --output "
+    "check": "--claims --date --date-filter --depth --fast --fusion --html --index --input --json --no-date-filter --out --output "
     "--passages --planner --ray --rerank --selector --stance --verdict --workers -i -o claim",
     "stance": "--batch-size --device --input --out --output --pairs --stance -i -o",
     "trajectories": "--claims --depth --index --input --negatives --out --output --qrels --ray --reward --seed --top-n "

@@ -32,3 +32,41 @@ def test_int8_embeddings_match_fp32_and_keep_input_order():
 
 def test_fast_encoder_prefers_the_int8_model():
     assert isinstance(fast_encoder(), OnnxEncoder)
+
+
+def test_onnx_encoder_pickles_without_its_session_and_encodes_a_corpus():
+    import pickle
+
+    enc = OnnxEncoder()
+    enc.encode(TEXTS[:1])
+    back = pickle.loads(pickle.dumps(enc))
+    assert back._session is None  # each process (Ray actor) makes its own
+    np.testing.assert_allclose(back.encode_corpus(TEXTS, batch=2), enc.encode(TEXTS), atol=1e-6)
+
+
+def test_int8_queries_only_fit_a_plain_minilm_index():
+    from factscout.errors import InputError
+    from factscout.retrieve.dense import DenseConfig
+
+    assert DenseConfig(query_encoder="int8").query_encoder == "int8"
+    with pytest.raises(InputError, match="plain 'minilm'"):
+        DenseConfig(encoder="minilm-ft", query_encoder="int8")
+    with pytest.raises(InputError, match="query_encoder must be one of"):
+        DenseConfig(query_encoder="fp8")
+
+
+@pytest.mark.slow
+def test_a_hybrid_index_searched_with_int8_queries(tmp_path, tiny_corpus):
+    import json
+
+    from factscout.records import Query
+    from factscout.retrieve import build_index, load_index
+
+    build_index(tiny_corpus, tmp_path / "idx", "hybrid")
+    stored = json.loads(next((tmp_path / "idx").glob("gen-*/hybrid/dense/dense.json")).read_text())
+    assert "query_encoder" not in stored, "a load-time choice, never stored with the index"
+    exact, fast = load_index(tmp_path / "idx"), load_index(tmp_path / "idx", query_encoder="int8")
+    assert isinstance(fast.dense.query_encoder, OnnxEncoder) and fast.dense.query_encoder is not exact.dense.encoder
+    queries = [Query(f"q{i}", f"q{i}", p.text[:80]) for i, p in enumerate(tiny_corpus[:4])]
+    for a, b in zip(exact.search(queries, 3), fast.search(queries, 3), strict=True):
+        assert a.hits[0].passage_id == b.hits[0].passage_id

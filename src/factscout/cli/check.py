@@ -59,6 +59,9 @@ def check(
     html: Annotated[
         Path | None, typer.Option("--html", help="also write the report(s) as one self-contained HTML page")
     ] = None,
+    fast: Annotated[
+        bool, typer.Option("--fast", help="embed a dense/hybrid index's queries with the int8 MiniLM (faster)")
+    ] = False,
     ray: RayOption = None,
     workers: Annotated[int | None, typer.Option(help="with --ray: checker actors (default: one per CPU)")] = None,
 ) -> None:
@@ -84,6 +87,7 @@ def check(
         selector=selector,
         stance=stance,
         verdict=verdict,
+        fast=fast,
     )
     if ray is not None:
         if claims is None:

@@ -49,6 +49,9 @@ def search(
         typer.Option(help=f"fuse each claim's sub-query rankings: {' '.join(FUSIONS)}"),
     ] = None,
     fusion_weights: Annotated[Path | None, typer.Option(help="weights JSON for --fusion learned")] = None,
+    fast: Annotated[
+        bool, typer.Option("--fast", help="embed a dense/hybrid index's queries with the int8 MiniLM (faster)")
+    ] = False,
     ray: RayOption = None,
 ) -> None:
     """Search an index with one query or a queries file (several queries per claim: --fusion).
@@ -75,7 +78,12 @@ def search(
         raise typer.BadParameter("give exactly one of --input FILE (--queries) or --query TEXT")
     if ray and read_manifest(index)[1].get("retriever") != "sharded":
         raise typer.BadParameter("--ray searches a sharded index (built with factscout index --shards N)")
-    retriever = load_index(index, undated=undated, **({"ray": ray} if ray else {}))  # --ray: shard actors
+    from factscout.retrieve.index import read_manifest
+
+    extra: dict[str, Any] = {"ray": ray} if ray else {}
+    if fast and read_manifest(index)[1].get("retriever") in ("dense", "hybrid"):
+        extra["query_encoder"] = "int8"
+    retriever = load_index(index, undated=undated, **extra)  # --ray: shard actors  # --ray: shard actors
     if query is not None:
         day = parse_day(date, "--date")
         before = day if date_filter else None

@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -35,13 +36,19 @@ def _faiss():  # type: ignore[no-untyped-def]
     return faiss
 
 
+QUERY_ENCODERS = ("model", "int8")
+
+
 @dataclass(frozen=True, slots=True)
 class DenseConfig:
     """``encoder``: ``minilm``, ``minilm-ft`` (minilm + factscout's fine-tuned adapter) or a
     sentence-transformers name/path; ``adapter``: a LoRA adapter file of one's own for it.
     ``adapter_sha256`` is recorded at build time; loading checks the adapter file against it.
     ``encode_batch``: passages per encode call when the corpus is encoded (in-process and on Ray
-    alike, so both give the same embeddings)."""
+    alike, so both give the same embeddings). ``query_encoder``: ``model`` embeds queries with the
+    index's own encoder; ``int8`` with the int8 ONNX build of the same all-MiniLM-L6-v2
+    (:class:`~factscout.retrieve.onnx_encoder.OnnxEncoder`, ``--fast``), for a plain ``minilm``
+    index only; a load-time choice, never stored."""
 
     encoder: str = DEFAULT_ENCODER
     max_seq_length: int = 256
@@ -52,8 +59,16 @@ class DenseConfig:
     adapter: str | None = None
     adapter_sha256: str | None = None
     encode_batch: int = CORPUS_BATCH
+    query_encoder: str = "model"
 
     def __post_init__(self) -> None:
+        if self.query_encoder not in QUERY_ENCODERS:
+            raise InputError(f"query_encoder must be one of {', '.join(QUERY_ENCODERS)}, got {self.query_encoder!r}")
+        if self.query_encoder == "int8" and (self.encoder != DEFAULT_ENCODER or self.adapter is not None):
+            raise InputError(
+                f"the int8 query encoder is all-MiniLM-L6-v2 itself: it fits only an index built with the plain"
+                f" {DEFAULT_ENCODER!r} encoder, not {self.encoder!r}" + (" with an adapter" if self.adapter else "")
+            )
         if self.exact_below < 0 or self.hnsw_m < 2 or self.ef_search < 1 or self.encode_batch < 1:
             raise InputError(f"bad dense index settings: {self}")
         check_undated(self.undated)
@@ -124,11 +139,22 @@ class DenseRetriever:
         vectors, config, encoder = encode_store(store, config, encoder=encoder, show_progress=show_progress, ray=ray)
         return cls(store, vectors, cls._make_index(vectors, config), config, encoder)
 
+    @property
+    def query_encoder(self) -> Any:
+        """What embeds queries: the index's encoder, or its int8 ONNX build (``query_encoder="int8"``)."""
+        if self.config.query_encoder == "model":
+            return self.encoder
+        if getattr(self, "_int8", None) is None:
+            from factscout.retrieve.onnx_encoder import OnnxEncoder
+
+            self._int8 = OnnxEncoder(max_seq_length=self.config.max_seq_length)
+        return self._int8
+
     def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]:
         check_k(k)
         if not queries or not len(self.store):
             return [Ranking(q.query_id) for q in queries]
-        q_vecs = self.encoder.encode([q.text for q in queries])
+        q_vecs = self.query_encoder.encode([q.text for q in queries])
         return self.search_vectors(queries, q_vecs, k, published_before=published_before)
 
     def search_vectors(
@@ -168,7 +194,8 @@ class DenseRetriever:
         directory.mkdir(parents=True, exist_ok=True)
         np.save(directory / "embeddings.npy", self.vectors)
         _faiss().write_index(self.index, str(directory / "faiss.index"))
-        (directory / "dense.json").write_text(json.dumps(asdict(self.config)))
+        stored = {k: v for k, v in asdict(self.config).items() if k != "query_encoder"}  # a load-time choice
+        (directory / "dense.json").write_text(json.dumps(stored))
 
     @classmethod
     def load(cls, store: PassageStore, directory: Path, **overrides: object) -> DenseRetriever:

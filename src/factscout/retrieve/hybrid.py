@@ -91,14 +91,16 @@ class HybridRetriever:
 
     @classmethod
     def load(cls, store: PassageStore, directory: Path, **overrides: object) -> HybridRetriever:
-        """Load both parts; an ``undated`` override applies to both, the rest to the fusion."""
+        """Load both parts; an ``undated`` override applies to both, ``query_encoder`` to the dense
+        part, the rest to the fusion."""
         shared: dict[str, str] = {"undated": str(overrides.pop("undated"))} if "undated" in overrides else {}
+        dense = {"query_encoder": str(overrides.pop("query_encoder"))} if "query_encoder" in overrides else {}
         try:
             config = HybridConfig(**{**json.loads((directory / "hybrid.json").read_text()), **overrides})
         except (OSError, ValueError) as exc:
             raise BadIndex(f"hybrid settings in {directory} are unreadable ({exc})") from None
         return cls(
             Bm25Retriever.load(store, directory / "bm25", **shared),
-            DenseRetriever.load(store, directory / "dense", **shared),
+            DenseRetriever.load(store, directory / "dense", **shared, **dense),
             config,
         )
