@@ -168,3 +168,14 @@ def test_vectors_of_another_encoder_are_not_used(two_indexes, mini, caplog):
         _reports(new, mini.claims[:2], other)
     assert "embedding per claim" in caplog.text
     assert len(set(other.seen)) > 2
+
+
+def test_an_encoder_with_only_encode_is_enough():
+    class Plain:
+        model_name = "plain"
+
+        def encode(self, texts):
+            return FakeEncoder().encode(texts)
+
+    data = build_sentence_data(_passages(TEXTS[:2]), Plain())
+    assert data.encoder == "plain" and len(data.vectors) == len(data.spans) > 0

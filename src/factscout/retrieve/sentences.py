@@ -125,7 +125,11 @@ def build_sentence_data(
     if encode is not None:
         unique = np.asarray(encode(texts), dtype=np.float32) if texts else None
     elif texts:
-        unique = np.asarray(encoder.encode_corpus(texts, batch=ENCODE_BATCH, show_progress=show_progress))
+        corpus = getattr(encoder, "encode_corpus", None)  # batched, with a progress bar; else plain encode
+        if corpus is not None:
+            unique = np.asarray(corpus(texts, batch=ENCODE_BATCH, show_progress=show_progress), dtype=np.float32)
+        else:
+            unique = np.asarray(encoder.encode(texts), dtype=np.float32)
     else:
         unique = None
     dim = unique.shape[1] if unique is not None else int(getattr(encoder, "dimension", 0) or 0)
