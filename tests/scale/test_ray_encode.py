@@ -7,6 +7,7 @@ the second build the first one's embeddings)."""
 from __future__ import annotations
 
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from factscout.formats.beir import write_corpus
 from factscout.records import Query
 from factscout.retrieve import load_index
 from factscout.retrieve.encoder import Encoder
+from factscout.retrieve.sentences import load_sentence_data
 
 runner = CliRunner()
 QUERIES = [
@@ -66,6 +68,12 @@ def test_index_with_ray_encodes_on_ray_data_and_writes_the_in_process_index(
     # the same hybrid rankings, scores compared exactly; one query encoder (the index is under test)
     remote.dense.encoder = local.dense.encoder
     assert remote.search(QUERIES, 12) == local.search(QUERIES, 12)
+    # the passages' sentence vectors (index --sentences, the default) were embedded on Ray too
+    assert len(re.findall(r"encoding \d+ passages in \d+ batches on \d+ Ray Data actors", caplog.text)) == 2
+    stored = [load_sentence_data(next((tmp_path / name).glob("gen-*")), 12) for name in ("local", "ray")]
+    assert stored[0] is not None and stored[1] is not None
+    assert np.array_equal(stored[0].spans, stored[1].spans) and stored[0].encoder == stored[1].encoder
+    np.testing.assert_allclose(stored[1].vectors.astype(np.float32), stored[0].vectors.astype(np.float32), atol=2e-3)
 
 
 def test_ray_encodes_only_dense_corpora(tmp_path, tiny_corpus):
