@@ -40,7 +40,6 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from jinja2 import Environment, FileSystemLoader
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -48,7 +47,7 @@ from factscout.check import Checker
 from factscout.errors import FactscoutError, InputError, MissingDependency, UnknownName
 from factscout.records import Claim
 from factscout.serve.jobs import ClaimTask, JobStore, JobWorker
-from factscout.serve.page import evidence_view, timeline_view
+from factscout.serve.page import evidence_view, templates, timeline_view
 from factscout.serve.responses import (
     ERRORS,
     CheckReport,
@@ -84,11 +83,6 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Frame-Options": "DENY",
 }
-
-
-def templates() -> Environment:
-    """The page's Jinja2 environment: autoescaping on for every template."""
-    return Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, auto_reload=False)
 
 
 def model_threads(threads: int) -> Any:

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from factscout import __version__
-from factscout.errors import InputError, MissingDependency
+from factscout.errors import InputError
 from factscout.report import VERDICTS, Report
-from factscout.serve.page import evidence_view, timeline_view
+from factscout.serve.page import evidence_view, templates, timeline_view
 
 HERE = Path(__file__).resolve().parent
 CSS = HERE / "static" / "app.css"
@@ -49,14 +49,6 @@ main > .claim-report:first-child { border-top: 0; margin-top: 0; }
 """
 # nothing may load or run: styles inline only, images only as data: URIs
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
-
-
-def _environment() -> Any:
-    try:
-        from jinja2 import Environment, FileSystemLoader
-    except ImportError:
-        raise MissingDependency("HTML reports need jinja2: pip install 'factscout[serve]'") from None
-    return Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, auto_reload=False)
 
 
 def _as_dict(report: Report | Mapping[str, Any], position: int) -> dict[str, Any]:
@@ -117,7 +109,7 @@ def render_html(
     css = CSS.read_text(encoding="utf-8") + EXTRA_CSS
     if "</style" in css.lower():
         raise InputError(f"{CSS} closes its own <style> element; it cannot be inlined")
-    template = _environment().get_template("report.html")
+    template = templates().get_template("report.html")
     return str(
         template.render(claims=claims, totals=totals, css=css, csp=CSP, version=__version__, generated=generated)
     )

@@ -5,9 +5,24 @@ pipeline logic: the report already holds the stances, counts and dates."""
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 
 from factscout.datasets.passages import sentences_of
+from factscout.errors import MissingDependency
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def templates() -> Any:
+    """The Jinja2 environment of the served page and the ``--html`` report: autoescaping on for
+    every template."""
+    try:
+        from jinja2 import Environment, FileSystemLoader
+    except ImportError:
+        raise MissingDependency("the page and HTML reports need jinja2: pip install 'factscout[serve]'") from None
+    return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, auto_reload=False)
+
 
 GROUPS = (("supports", "Supporting"), ("refutes", "Refuting"), ("not enough info", "Neutral"))
 MAX_SENTENCES = 40  # sentences of a passage shown around the highlighted ones
