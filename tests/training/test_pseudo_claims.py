@@ -134,21 +134,22 @@ def test_sentences_that_would_leak_are_not_held_out():
     other = "The trial followed two thousand participants for five years in total."
     corpus = [
         # the same sentence is a sentence of another passage: held out here, the copy would stay indexed
-        Passage("a", "a", "", f"{shared} {other}"),
+        Passage("a", "a", "", f"{shared} Results were similar in men."),
         Passage("b", "b", "", f"{shared} Results were consistent across all the participating sites."),
-        # twice in one passage: one cut leaves the other copy
-        Passage("c", "c", "", f"{other.replace('two', 'three')} {other.replace('two', 'three')} Short one here ok."),
+        # twice in one passage (once quoted inside a longer sentence): one cut leaves the other copy
+        Passage("c", "c", "", f'{other} However, a review quoted it word for word: "{other}" in a footnote.'),
         # the sentence is the title
         Passage("d", "d", other.replace("two", "four"), f"{other.replace('two', 'four')} Fine context sentence is here."),
     ]
     result = inverse_cloze(corpus, 10)
     held = {c.meta["passage_id"]: c.text for c in result.claims}
     assert shared not in held.values()
-    assert held == {
-        "a": other,
-        "b": "Results were consistent across all the participating sites.",
-    }
-    assert result.eligible == 2
+    assert held == {"b": "Results were consistent across all the participating sites."}
+    assert result.eligible == 1
+    # without the other passages, "a" is eligible
+    alone = inverse_cloze([corpus[0]], 1)
+    assert [c.text for c in alone.claims] == [shared]
+    assert sentences_of(corpus[2].text)[0] == other  # "c": the quoted copy is inside the second sentence
 
 
 @pytest.mark.parametrize(
