@@ -55,6 +55,7 @@ __all__ = [
     "OPENERS",
     "SECTION_HEADINGS",
     "SOURCE",
+    "TITLE_CASE_SHARE",
     "PseudoClaimSet",
     "claim_like_reason",
     "cut_span",
@@ -85,7 +86,7 @@ OPENERS: tuple[str, ...] = (
 a sentence starting with one of them, as a whole word, is not claim-like."""
 
 SECTION_HEADINGS: frozenset[str] = frozenset(
-    {"ABSTRACT", "AIM", "AIMS", "ANALYSIS", "APPROACH", "BACKGROUND", "CASE", "CONCLUSION", "CONCLUSIONS"}
+    {"ABSTRACT", "AIM", "AIMS", "ANALYSIS", "APPROACH", "AVAILABILITY", "BACKGROUND", "CASE", "CONCLUSION", "CONCLUSIONS"}
     | {"CONTEXT", "DATA", "DESIGN", "DISCUSSION", "EVIDENCE", "EXPOSURE", "EXPOSURES", "FINDINGS", "FUNDING"}
     | {"HYPOTHESIS", "IMPORTANCE", "INTERPRETATION", "INTERVENTION", "INTERVENTIONS", "INTRODUCTION"}
     | {"LIMITATIONS", "MAIN", "MATERIALS", "MEASUREMENTS", "METHOD", "METHODS", "METHODOLOGY", "OBJECTIVE"}
@@ -95,6 +96,9 @@ SECTION_HEADINGS: frozenset[str] = frozenset(
 )
 """Upper-case section headings of structured abstracts ("RESULTS Of 300 patients..."): a sentence
 whose first word is one of them carries the heading, so it is not claim-like."""
+
+TITLE_CASE_SHARE = 0.6
+"""A sentence with more than this share of capitalised words reads as a headline, not a claim."""
 
 _OPENER = re.compile(
     "(?:" + "|".join(re.escape(o) for o in sorted(OPENERS, key=len, reverse=True)) + r")(?![\w-])"
@@ -110,7 +114,9 @@ def claim_like_reason(sentence: str, *, min_words: int = 8, max_words: int = 40)
 
     Cheap rules, no parser (this runs over every sentence of corpora of 200k passages): between
     ``min_words`` and ``max_words`` words; starts with an upper-case letter and ends with ``.``;
-    no ``?``; does not start with one of :data:`OPENERS` or :data:`SECTION_HEADINGS`; no first
+    no ``?``; does not start with one of :data:`OPENERS` or :data:`SECTION_HEADINGS`; not title
+    case (more than :data:`TITLE_CASE_SHARE` of the words capitalised: headlines, reference
+    strings, bylines, menus and name lists, frequent in news and COVID-Fact pages); no first
     person (we, our, ours, us, my, me, "I" except the Roman numeral after "type", "phase"...);
     no citation marks (``[12]``, ``(Fig.``, ``(Table``, ``et al.``); not mostly digits (more
     digits than letters).
@@ -129,6 +135,9 @@ def claim_like_reason(sentence: str, *, min_words: int = 8, max_words: int = 40)
         return f"starts with {opener.group(0)!r}"
     if words[0].rstrip(":") in SECTION_HEADINGS:
         return f"starts with the section heading {words[0]!r}"
+    capitalised = sum(1 for w in words if w[0].isupper())
+    if capitalised > TITLE_CASE_SHARE * len(words):
+        return f"title case ({capitalised} of {len(words)} words capitalised)"
     for match in _FIRST_PERSON.finditer(sentence):
         if match.group(0) == "I":
             before = _WORD_BEFORE.search(sentence[: match.start()])
