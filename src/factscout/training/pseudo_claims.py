@@ -103,6 +103,7 @@ TITLE_CASE_SHARE = 0.6
 _OPENER = re.compile(
     "(?:" + "|".join(re.escape(o) for o in sorted(OPENERS, key=len, reverse=True)) + r")(?![\w-])"
 )
+_BROKEN = re.compile(r"\.\.\.|\u2026|https?://|www\.")
 _FIRST_PERSON = re.compile(r"\b(?:[Ww]e|[Oo]urs?|us|[Mm]y|me|I)\b")
 _ROMAN_I_BEFORE = frozenset({"type", "phase", "class", "grade", "stage", "complex", "group", "category", "level"})
 _CITATION = re.compile(r"\[\s*\d+(?:\s*[,;\u2013-]\s*\d+)*\s*\]|\(\s*(?:Fig|Figs|Figure|Table|Ref|Refs)\b|\bet al\.")
@@ -114,7 +115,8 @@ def claim_like_reason(sentence: str, *, min_words: int = 8, max_words: int = 40)
 
     Cheap rules, no parser (this runs over every sentence of corpora of 200k passages): between
     ``min_words`` and ``max_words`` words; starts with an upper-case letter and ends with ``.``;
-    no ``?``; does not start with one of :data:`OPENERS` or :data:`SECTION_HEADINGS`; not title
+    no ``?``; no elided text or URL (``...``, ``…``, ``http://``, ``www.``: cut-off search
+    snippets as in MultiFC); does not start with one of :data:`OPENERS` or :data:`SECTION_HEADINGS`; not title
     case (more than :data:`TITLE_CASE_SHARE` of the words capitalised: headlines, reference
     strings, bylines, menus and name lists, frequent in news and COVID-Fact pages); no first
     person (we, our, ours, us, my, me, "I" except the Roman numeral after "type", "phase"...);
@@ -130,6 +132,9 @@ def claim_like_reason(sentence: str, *, min_words: int = 8, max_words: int = 40)
         return "does not end with '.'"
     if "?" in sentence:
         return "has a question mark"
+    broken = _BROKEN.search(sentence)
+    if broken:
+        return f"elided text or a URL {broken.group(0)!r}"
     opener = _OPENER.match(sentence)
     if opener:
         return f"starts with {opener.group(0)!r}"
