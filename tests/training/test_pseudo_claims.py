@@ -104,7 +104,7 @@ def test_sentence_choice_within_a_passage_is_seeded():
 
 
 def test_n_larger_than_eligible_returns_fewer_and_says_so():
-    corpus = make_corpus(4) + [Passage("short", "short", "", "Too short. Really.")]
+    corpus = [*make_corpus(4), Passage("short", "short", "", "Too short. Really.")]
     result = inverse_cloze(corpus, 50)
     assert len(result.claims) == 4 and result.eligible == 4 and result.shortfall == 46
     assert result.eligible_share == pytest.approx(4 / 5)
@@ -139,7 +139,9 @@ def test_sentences_that_would_leak_are_not_held_out():
         # twice in one passage (once quoted inside a longer sentence): one cut leaves the other copy
         Passage("c", "c", "", f'{other} However, a review quoted it word for word: "{other}" in a footnote.'),
         # the sentence is the title
-        Passage("d", "d", other.replace("two", "four"), f"{other.replace('two', 'four')} Fine context sentence is here."),
+        Passage(
+            "d", "d", other.replace("two", "four"), f"{other.replace('two', 'four')} Fine context sentence is here."
+        ),
     ]
     result = inverse_cloze(corpus, 10)
     held = {c.meta["passage_id"]: c.text for c in result.claims}

@@ -69,7 +69,7 @@ SOURCE = "ict"
 OPENERS: tuple[str, ...] = (
     # pronouns and determiners that point back at an earlier sentence
     "This", "These", "That", "Those", "It", "Its", "They", "Their", "Them", "He", "She", "His", "Her",
-    "Such", "Both", "Another", "Other", "Each of these", "All of these", "One of these",
+    "Such", "Both", "Another", "Other", "Others", "Each of these", "All of these", "One of these",
     # first person and the authors' own study
     "We", "Our", "I", "My", "Here", "Herein", "In this", "In the present", "In the current", "To our",
     # connectors and discourse markers
@@ -85,24 +85,23 @@ OPENERS: tuple[str, ...] = (
 """Sentence openers that make a sentence lean on the ones before it (or speak for its authors):
 a sentence starting with one of them, as a whole word, is not claim-like."""
 
-SECTION_HEADINGS: frozenset[str] = frozenset(
-    {"ABSTRACT", "AIM", "AIMS", "ANALYSIS", "APPROACH", "AVAILABILITY", "BACKGROUND", "CASE", "CONCLUSION", "CONCLUSIONS"}
-    | {"CONTEXT", "DATA", "DESIGN", "DISCUSSION", "EVIDENCE", "EXPOSURE", "EXPOSURES", "FINDINGS", "FUNDING"}
-    | {"HYPOTHESIS", "IMPORTANCE", "INTERPRETATION", "INTERVENTION", "INTERVENTIONS", "INTRODUCTION"}
-    | {"LIMITATIONS", "MAIN", "MATERIALS", "MEASUREMENTS", "METHOD", "METHODS", "METHODOLOGY", "OBJECTIVE"}
-    | {"OBJECTIVES", "OUTCOME", "OUTCOMES", "PARTICIPANTS", "PATIENTS", "POPULATION", "PRINCIPAL", "PURPOSE"}
-    | {"RATIONALE", "RELEVANCE", "RESULT", "RESULTS", "REVIEW", "SEARCH", "SELECTION", "SETTING", "SETTINGS"}
-    | {"SIGNIFICANCE", "SOURCES", "STUDY", "SUBJECTS", "SUMMARY", "TRIAL", "UNLABELLED"}
-)
+SECTION_HEADINGS: frozenset[str] = frozenset((
+    "ABSTRACT", "AIM", "AIMS", "ANALYSIS", "APPROACH", "AVAILABILITY", "BACKGROUND", "CASE",
+    "CONCLUSION", "CONCLUSIONS", "CONTEXT", "DATA", "DESIGN", "DISCUSSION", "EVIDENCE", "EXPOSURE",
+    "EXPOSURES", "FINDINGS", "FUNDING", "HYPOTHESIS", "IMPORTANCE", "INTERPRETATION", "INTERVENTION",
+    "INTERVENTIONS", "INTRODUCTION", "LIMITATIONS", "MAIN", "MATERIALS", "MEASUREMENTS", "METHOD",
+    "METHODS", "METHODOLOGY", "OBJECTIVE", "OBJECTIVES", "OUTCOME", "OUTCOMES", "PARTICIPANTS",
+    "PATIENTS", "POPULATION", "PRINCIPAL", "PURPOSE", "RATIONALE", "RELEVANCE", "RESULT", "RESULTS",
+    "REVIEW", "SEARCH", "SELECTION", "SETTING", "SETTINGS", "SIGNIFICANCE", "SOURCES", "STUDY",
+    "SUBJECTS", "SUMMARY", "TRIAL", "UNLABELLED",
+))  # fmt: skip
 """Upper-case section headings of structured abstracts ("RESULTS Of 300 patients..."): a sentence
 whose first word is one of them carries the heading, so it is not claim-like."""
 
 TITLE_CASE_SHARE = 0.6
 """A sentence with more than this share of capitalised words reads as a headline, not a claim."""
 
-_OPENER = re.compile(
-    "(?:" + "|".join(re.escape(o) for o in sorted(OPENERS, key=len, reverse=True)) + r")(?![\w-])"
-)
+_OPENER = re.compile("(?:" + "|".join(re.escape(o) for o in sorted(OPENERS, key=len, reverse=True)) + r")(?![\w-])")
 _BROKEN = re.compile(r"\.\.\.|\u2026|https?://|www\.")
 _FIRST_PERSON = re.compile(r"\b(?:[Ww]e|[Oo]urs?|us|[Mm]y|me|I)\b")
 _ROMAN_I_BEFORE = frozenset({"type", "phase", "class", "grade", "stage", "complex", "group", "category", "level"})
@@ -265,9 +264,12 @@ def inverse_cloze(
         ids.add(p.passage_id)
 
     all_spans = [sentence_spans(p.text) for p in corpus]
-    seen: Counter[str] = Counter(_tidy(p.text[a:b]) for p, spans in zip(corpus, all_spans) for a, b in spans)
+    seen: Counter[str] = Counter(
+        _tidy(p.text[a:b]) for p, spans in zip(corpus, all_spans, strict=True) for a, b in spans
+    )
     candidates = [
-        _candidates(p, spans, seen, min_words, max_words, context_words) for p, spans in zip(corpus, all_spans)
+        _candidates(p, spans, seen, min_words, max_words, context_words)
+        for p, spans in zip(corpus, all_spans, strict=True)
     ]
     eligible = sum(1 for c in candidates if c)
 
