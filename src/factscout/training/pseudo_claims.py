@@ -35,8 +35,12 @@ sentences (for example the one sharing most words with the rest of the passage),
 make pseudo-claims easier than real claims and cost more to compute. Fewer than ``n`` come back
 when fewer passages are eligible; ``eligible`` and ``shortfall`` say so.
 
-The whole corpus is split once (about 0.4 ms per SciFact abstract on one core), which also
-gives the eligibility figures.
+The whole corpus is split once, which also gives the eligibility figures: 0.6 ms per SciFact
+abstract, 0.05 ms per MultiFC snippet on one core (7 s for MultiFC's 141,888 snippets).
+Eligible shares (seed 0): SciFact 98.4%, AVeriTeC BEIR 23.1% (half its answers are one sentence),
+MultiFC 14.8% (most snippets are cut off with "..."), COVID-Fact 1.3% (single evidence sentences).
+The filter has no parser, so verbless fragments ("Texas cell phone, car seat, seat belt, and child
+safety laws.") still pass.
 """
 
 from __future__ import annotations
