@@ -37,7 +37,7 @@ when fewer passages are eligible; ``eligible`` and ``shortfall`` say so.
 
 The whole corpus is split once, which also gives the eligibility figures: 0.6 ms per SciFact
 abstract, 0.05 ms per MultiFC snippet on one core (7 s for MultiFC's 141,888 snippets).
-Eligible shares (seed 0): SciFact 98.4%, AVeriTeC BEIR 23.1% (half its answers are one sentence),
+Eligible shares (they do not depend on the seed): SciFact 98.4%, AVeriTeC BEIR 23.1% (half its answers are one sentence),
 MultiFC 14.8% (most snippets are cut off with "..."), COVID-Fact 1.3% (single evidence sentences).
 The filter has no parser, so verbless fragments ("Texas cell phone, car seat, seat belt, and child
 safety laws.") still pass.
@@ -119,9 +119,10 @@ def claim_like_reason(sentence: str, *, min_words: int = 8, max_words: int = 40)
     Cheap rules, no parser (this runs over every sentence of corpora of 200k passages): between
     ``min_words`` and ``max_words`` words; starts with an upper-case letter and ends with ``.``;
     no ``?``; no elided text or URL (``...``, ``…``, ``http://``, ``www.``: cut-off search
-    snippets as in MultiFC); does not start with one of :data:`OPENERS` or :data:`SECTION_HEADINGS`; not title
-    case (more than :data:`TITLE_CASE_SHARE` of the words capitalised: headlines, reference
-    strings, bylines, menus and name lists, frequent in news and COVID-Fact pages); no first
+    snippets as in MultiFC); does not start with one of :data:`OPENERS` or
+    :data:`SECTION_HEADINGS`; not title case (more than :data:`TITLE_CASE_SHARE` of the words
+    capitalised: headlines, reference strings, bylines, menus and name lists, frequent in news
+    and COVID-Fact pages); no first
     person (we, our, ours, us, my, me, "I" except the Roman numeral after "type", "phase"...);
     no citation marks (``[12]``, ``(Fig.``, ``(Table``, ``et al.``); not mostly digits (more
     digits than letters).
