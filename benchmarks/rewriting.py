@@ -1,16 +1,25 @@
-"""Learned query rewriting (Kazemi et al.) on held-out claims: original / random / one-action
-classifier / decision transformer, BM25, reward AP@50 (mean over claims = mAP@50), R@50, RR.
+"""Learned query rewriting (Kazemi et al.) on held-out claims: original / random / keyword
+baselines (stop-word removal, top-k IDF and KeyBERT-style MiniLM keywords, k tuned on train) /
+one-action classifier / decision transformer / token-pointing policy with a learned stop / the
+oracle (best BFS or keep-set sequence, reads qrels: the headroom), on any endpoint
+(``--retriever bm25 | bm25-plain | bm25-and | dense``), reward AP@50 (mean over claims =
+mAP@50), R@50, RR.
 
 Default data: SciFact train. BFS trajectories are generated on the training part (the claims not
 in ``src/factscout/verify/models/scifact_heldout_ids.txt``); the policies are trained on them and
 evaluated on the 202 held-out claims. Two inference protocols for the decision transformer:
 ``no qrels`` (edits until ``--max-steps``; nothing about the claim's relevant passages is read)
 and ``env stop`` (stops when no valid edit improves the reward: it reads the qrels, so it is an
-optimistic upper bound, not a deployable setting). The DT is CPU-sized here (``--dt-hidden``,
+optimistic upper bound, not a deployable setting). The token-pointing policy stops by itself
+(a learned stop action); its step limit follows the endpoint: the 95th percentile of the
+training trajectories' lengths. Trajectories come from BFS plus keep-set search
+(``--no-keep-set`` for BFS only), and with ``--pseudo-claims N`` also from N inverse-cloze
+pseudo-claims of the corpus (searched on a training copy of the index without their sentence;
+a second pointer row shows whether they help). The DT is CPU-sized here (``--dt-hidden``,
 ``--dt-layers``, ``--dt-heads``; the paper's 768/6/8 is the library default) with frozen MiniLM
 states. Another split: ``--claims C --qrels Q --corpus P --heldout IDS``.
 
-    python benchmarks/rewriting.py [--dt-hidden 128 --dt-layers 2 --dt-heads 4] [--epochs 30]
+    python benchmarks/rewriting.py [--retriever bm25-and] [--pseudo-claims 2000] [--epochs 30]
 """
 
 from __future__ import annotations
@@ -20,17 +29,28 @@ import shlex
 import sys
 import tempfile
 import time
+import zlib
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 from _common import machine, markdown_table, publish, quiet, write_predictions
+from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, StopwordPolicy, TopIdfPolicy, tune_k
 
 from factscout.datasets import data_root, load_dataset
 from factscout.formats.beir import read_claims, read_corpus
 from factscout.formats.trec import read_qrels
 from factscout.retrieve import build_retriever
-from factscout.rewrite import ACTIONS, BfsConfig, SearchEnvironment, generate_trajectories, read_trajectories
+from factscout.rewrite import (
+    ACTIONS,
+    BfsConfig,
+    SearchEnvironment,
+    generate_trajectories,
+    read_trajectories,
+    search_claim,
+)
+from factscout.rewrite.pointer import PointerConfig
 from factscout.rewrite.policy import (
     ClassifierConfig,
     DtConfig,
@@ -39,11 +59,19 @@ from factscout.rewrite.policy import (
     rewrite,
     save_policy,
 )
+from factscout.rewrite.state import state_encoder
+from factscout.training.pseudo_claims import inverse_cloze
 from factscout.training.rewrite import TrainSettings, train_classifier, train_decision_transformer
+from factscout.training.rewrite_pointer import pointer_stop_claims, step_limit, train_pointer
 from factscout.verify.stance import MODEL_DIR
 
 MEASURES = ("AP@50", "R@50", "RR")
-RETRIEVER_NAMES = {"bm25": "BM25", "dense": "dense kNN, MiniLM"}
+RETRIEVER_NAMES = {
+    "bm25": "tuned BM25",
+    "bm25-plain": "BM25 with Elasticsearch's defaults",
+    "bm25-and": "conjunctive BM25 (every term must match)",
+    "dense": "dense kNN, MiniLM",
+}
 
 
 def reproduce_args(argv: list[str]) -> list[str]:
@@ -75,7 +103,15 @@ def main() -> None:
         "averitec (BEIR view: claim -> gold QA answers) and covidfact (claim -> gold evidence sentences): a "
         "seeded 20%% of the claims held out",
     )
-    parser.add_argument("--retriever", choices=("bm25", "dense"), default="bm25", help="the black-box search endpoint")
+    parser.add_argument(
+        "--retriever", choices=tuple(RETRIEVER_NAMES), default="bm25", help="the black-box search endpoint"
+    )
+    parser.add_argument("--keep-set", action=argparse.BooleanOptionalAction, default=True, help="keep-set trajectories")
+    parser.add_argument(
+        "--pseudo-claims", type=int, default=0, help="inverse-cloze pseudo-claims for a second pointer row"
+    )
+    parser.add_argument("--pointer-epochs", type=int, default=12)
+    parser.add_argument("--no-dt", action="store_true", help="skip the decision transformer rows")
     parser.add_argument(
         "--max-train", type=int, help="BFS on at most this many training claims (seeded sample; bounds CPU time)"
     )
@@ -133,48 +169,107 @@ def main() -> None:
     t = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "bfs.jsonl"
-        config = BfsConfig(negatives=args.negatives)
+        config = BfsConfig(negatives=args.negatives, keep_set=args.keep_set)
         summary = generate_trajectories(train, env, out, config, workers=args.workers)
         with_negatives = read_trajectories(out)
+        stop_texts = pointer_stop_claims(out, train)
     trajectories = [tr for tr in with_negatives if not tr.negative]
     bfs_s = time.perf_counter() - t
+    steps_limit = step_limit(trajectories)
     settings = TrainSettings(epochs=args.epochs, lr=3e-4)
     dt_config = {"hidden_size": args.dt_hidden, "n_layer": args.dt_layers, "n_head": args.dt_heads}
     t = time.perf_counter()
     classifier = train_classifier(trajectories, ClassifierConfig(), TrainSettings(epochs=args.epochs, lr=1e-3))
-    dense = train_decision_transformer(trajectories, DtConfig(**dt_config, reward="dense"), settings)
-    sparse = train_decision_transformer(trajectories, DtConfig(**dt_config, reward="sparse"), settings)
-    if args.negatives:
+    if not args.no_dt:
+        dense = train_decision_transformer(trajectories, DtConfig(**dt_config, reward="dense"), settings)
+        sparse = train_decision_transformer(trajectories, DtConfig(**dt_config, reward="sparse"), settings)
+    if args.negatives and not args.no_dt:
         dense_neg = train_decision_transformer(with_negatives, DtConfig(**dt_config, reward="dense"), settings)
         sparse_neg = train_decision_transformer(with_negatives, DtConfig(**dt_config, reward="sparse"), settings)
     train_s = time.perf_counter() - t
 
+    # the token-pointing policy: epochs chosen by the mean AP@50 of its rollouts on a tenth of the
+    # training claims (by a hash of the claim id), which it is not fitted on
+    val_ids = {c.claim_id for c in train if zlib.crc32(c.claim_id.encode()) % 10 == 0}
+    val_claims = [c for c in train if c.claim_id in val_ids]
+    pointer_config = PointerConfig(max_steps=steps_limit)
+
+    def select(policy: object) -> float:
+        return float(np.mean([env.reward(c, rewrite(c, policy, max_steps=steps_limit).final) for c in val_claims]))
+
+    def fit_pointer(extra: list, extra_stops: list[str]) -> object:
+        fit_trajectories = [tr for tr in trajectories if tr.claim_id not in val_ids] + extra
+        stops = [c.text for c in train if c.claim_id not in val_ids and c.text in set(stop_texts)] + extra_stops
+        pointer_settings = TrainSettings(epochs=args.pointer_epochs, lr=1e-3)
+        return train_pointer(fit_trajectories, stops, pointer_config, pointer_settings, select=select).policy
+
+    t = time.perf_counter()
+    pointer = fit_pointer([], [])
+    pointer_s = time.perf_counter() - t
+    pseudo_note = ""
+    if args.pseudo_claims:
+        t = time.perf_counter()
+        pseudo = inverse_cloze(corpus, args.pseudo_claims, seed=0)
+        pseudo_env = SearchEnvironment(build_retriever(pseudo.corpus, args.retriever), pseudo.qrels, "AP@50")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "pseudo.jsonl"
+            pseudo_summary = generate_trajectories(pseudo.claims, pseudo_env, out, config, workers=args.workers)
+            pseudo_trajectories = [tr for tr in read_trajectories(out) if not tr.negative]
+            pseudo_stops = pointer_stop_claims(out, pseudo.claims)
+        pointer_pseudo = fit_pointer(pseudo_trajectories, pseudo_stops)
+        pseudo_note = (
+            f"Pseudo-claims: {len(pseudo.claims)} inverse-cloze sentences of the corpus (searched on a training copy "
+            f"of the index without them), BFS {pseudo_summary.statuses}, {len(pseudo_trajectories)} trajectories; "
+            f"with the pointer's training, {time.perf_counter() - t:.0f} s."
+        )
+
+    # keyword baselines: k chosen on (at most 300 of) the training claims
+    tune_claims = sample(train, 300)
+    idf = IdfTable.from_passages(corpus)
+    k_idf, idf_scores = tune_k(lambda k: TopIdfPolicy(k, idf), tune_claims, env)
+    keybert_encoder = state_encoder("minilm")
+    k_bert, bert_scores = tune_k(lambda k: KeyBertPolicy(k, keybert_encoder), tune_claims, env)
+    keywords = {
+        "stop-word removal": StopwordPolicy(),
+        f"top-{k_idf} IDF terms (k tuned on train)": TopIdfPolicy(k_idf, idf),
+        f"KeyBERT-style MiniLM, top {k_bert} (k tuned on train)": KeyBertPolicy(k_bert, keybert_encoder),
+    }
+
     runs = [
         ("original claim", OriginalPolicy(), None, args.max_steps),
         ("random edit (1 edit, seed 0)", RandomEditPolicy(seed=0), None, 1),
-        ("one-action classifier", classifier.policy, None, 1),
-        ("DT dense, no qrels at inference", dense.policy, None, args.max_steps),
-        ("DT sparse, no qrels at inference", sparse.policy, None, args.max_steps),
-        ("DT dense, env stop (reads qrels: upper bound)", dense.policy, env, args.max_steps),
-        ("DT sparse, env stop (reads qrels: upper bound)", sparse.policy, env, args.max_steps),
+        *[(label, policy, None, TUNE_MAX_STEPS) for label, policy in keywords.items()],
+        ("one-action classifier (pooled state)", classifier.policy, None, 1),
     ]
-    if args.negatives:
+    if not args.no_dt:
+        runs += [
+            ("DT dense, no qrels at inference", dense.policy, None, args.max_steps),
+            ("DT sparse, no qrels at inference", sparse.policy, None, args.max_steps),
+            ("DT dense, env stop (reads qrels: upper bound)", dense.policy, env, args.max_steps),
+            ("DT sparse, env stop (reads qrels: upper bound)", sparse.policy, env, args.max_steps),
+        ]
+    if args.negatives and not args.no_dt:
         runs += [
             ("DT dense + negatives, no qrels at inference", dense_neg.policy, None, args.max_steps),
             ("DT sparse + negatives, no qrels at inference", sparse_neg.policy, None, args.max_steps),
             ("DT dense + negatives, env stop (upper bound)", dense_neg.policy, env, args.max_steps),
             ("DT sparse + negatives, env stop (upper bound)", sparse_neg.policy, env, args.max_steps),
         ]
+    runs.append(("token-pointing policy, learned stop", pointer, None, steps_limit))
+    if args.pseudo_claims:
+        runs.append((f"token-pointing policy + {len(pseudo.claims)} pseudo-claims", pointer_pseudo, None, steps_limit))
     stem = "rewriting" if args.dataset == "scifact" or args.claims else f"rewriting_{args.dataset}"
-    result = stem if args.retriever == "bm25" else f"{stem}_{args.retriever}"
+    result = stem if args.retriever == "bm25" else f"{stem}_{args.retriever.replace('-', '_')}"
     rows, headline, actions = [], {"benchmark": "rewriting", "eval": name, "retriever": args.retriever}, {}
     base = None
     kinds_of: dict[str, Counter[str]] = {}
+    per_policy: dict[str, np.ndarray] = {}
     for label, policy, inference_env, steps in runs:
         traces = [rewrite(c, policy, inference_env, max_steps=steps) for c in test]
         queries = [tr.final for tr in traces]
         kinds_of[label] = Counter(ACTIONS[a].kind for tr in traces for a in tr.actions)
         per_claim = {m: [envs[m].reward(c, q) for c, q in zip(test, queries, strict=True)] for m in MEASURES}
+        per_policy[label] = np.array(per_claim["AP@50"])
         scores = {m: float(np.mean(values)) for m, values in per_claim.items()}
         write_predictions(
             result,
@@ -186,24 +281,66 @@ def main() -> None:
             ),
         )
         base = base if base is not None else scores["AP@50"]
-        rows.append([label, *[scores[m] for m in MEASURES], f"{scores['AP@50'] / base - 1:+.1%}"])
+        p = paired_p(per_policy[label], per_policy["original claim"])
+        edits = np.mean([len(tr.steps) for tr in traces])
+        rows.append([label, *[scores[m] for m in MEASURES], ratio(scores["AP@50"], base), p, f"{edits:.1f}"])
         headline[label] = round(scores["AP@50"], 4)
-        changed = sum(q != c.text for c, q in zip(test, queries, strict=True))
-        actions[label] = changed
+        actions[label] = sum(q != c.text for c, q in zip(test, queries, strict=True))
+
+    # the oracle: the best BFS / keep-set sequence of each held-out claim (reads its qrels)
+    t = time.perf_counter()
+    oracle = np.array([best_reachable(c, env, config) for c in test])
+    oracle_s = time.perf_counter() - t
+    rows.append(
+        [
+            "oracle: best BFS / keep-set sequence (reads qrels)",
+            float(oracle.mean()),
+            "",
+            "",
+            ratio(float(oracle.mean()), base),
+            "",
+            "",
+        ]
+    )
+    headline["oracle"] = round(float(oracle.mean()), 4)
+    keyword_labels = list(keywords)
+    best_keyword = max(keyword_labels, key=lambda k: per_policy[k].mean())
+    pointer_label = "token-pointing policy, learned stop"
+    headline |= {
+        "pointer_vs_original": round(float(per_policy[pointer_label].mean() / max(base, 1e-12)), 4),
+        "pointer_vs_best_keyword": round(
+            float(per_policy[pointer_label].mean() / max(per_policy[best_keyword].mean(), 1e-12)), 4
+        ),
+        "best_keyword": best_keyword,
+        "step_limit": steps_limit,
+    }
     kinds = Counter(ACTIONS[s.action].kind for tr in trajectories for s in tr.steps)
     kind_names = ("remove", "swap_synonym", "add_synonym", "present_simple")
     kind_rows = [[label, sum(k.values()), *[k.get(n, 0) for n in kind_names]] for label, k in kinds_of.items()]
+    training = pointer.training
     text = "\n".join(
         [
             f"### Query rewriting on held-out claims ({name}: {len(train)} training claims, {len(test)} held out; {RETRIEVER_NAMES[args.retriever]})",
             "",
-            markdown_table(["policy", "mAP@50", "R@50", "MRR", "mAP@50 vs original"], rows),
+            markdown_table(["policy", "mAP@50", "R@50", "MRR", "mAP@50 vs original", "p vs original", "edits"], rows),
             "",
-            f"Held-out claims whose query changed: {actions}. BFS on the training claims: {summary.statuses}, "
-            f"{len(trajectories)} trajectories in {bfs_s:.0f} s; edit kinds in them: {dict(kinds)}. Training "
-            f"(classifier + {4 if args.negatives else 2} DTs, {dt_config}, frozen MiniLM states, {args.epochs} epochs) {train_s:.0f} s "
-            f"on {machine()}.",
+            f"p: paired sign-flip permutation test over the held-out claims (AP@50). The token-pointing policy is "
+            f"{headline['pointer_vs_best_keyword']:.2f}x the best keyword baseline ({best_keyword}; "
+            f"p = {paired_p(per_policy[pointer_label], per_policy[best_keyword]):.4f}). "
+            f"Keyword k tuned on {len(tune_claims)} training claims: top-IDF {fmt_scores(idf_scores)}, "
+            f"KeyBERT {fmt_scores(bert_scores)}.",
             "",
+            f"Held-out claims whose query changed: {actions}. Trajectories on the training claims (BFS"
+            f"{' + keep-set search' if args.keep_set else ''}): {summary.statuses}, {len(trajectories)} trajectories "
+            f"in {bfs_s:.0f} s ({summary.candidates_per_second:,.0f} candidates/s); edit kinds in them: {dict(kinds)}. "
+            f"Step limit of the pointer (95th percentile of the trajectories' lengths): {steps_limit}. Training "
+            f"(classifier{'' if args.no_dt else f' + {4 if args.negatives else 2} DTs, {dt_config}'}, frozen MiniLM states, "
+            f"{args.epochs} epochs) {train_s:.0f} s; pointer ({training['examples']} states, {training['stop_examples']} "
+            f"with stop, frozen MiniLM token vectors, epoch {training['chosen_epoch']} of {args.pointer_epochs} chosen by "
+            f"rollouts on {len(val_claims)} training claims it is not fitted on) {pointer_s:.0f} s; oracle search "
+            f"{oracle_s:.0f} s; on {machine()}.",
+            "",
+            *([pseudo_note, ""] if pseudo_note else []),
             "Edits the policies made on the held-out claims, by kind:",
             "",
             markdown_table(["policy", "edits", *kind_names], kind_rows),
@@ -215,16 +352,46 @@ def main() -> None:
                     "classifier never trains on them.",
                     "",
                 ]
-                if args.negatives
+                if args.negatives and not args.no_dt
                 else []
             ),
             f"Reproduce: `{shlex.join(['python', 'benchmarks/rewriting.py', *reproduce_args(sys.argv[1:])])}`",
         ]
     )
     if args.save_policies:
-        for label, trained in (("classifier", classifier), ("dt-dense", dense), ("dt-sparse", sparse)):
-            save_policy(trained.policy, Path(args.save_policies) / f"{args.dataset}-{args.retriever}-{label}")
+        folder = Path(args.save_policies)
+        save_policy(pointer, folder / f"{args.dataset}-{args.retriever}")
+        save_policy(classifier.policy, folder / f"{args.dataset}-{args.retriever}-classifier")
+        if not args.no_dt:
+            for label, trained in (("dt-dense", dense), ("dt-sparse", sparse)):
+                save_policy(trained.policy, folder / f"{args.dataset}-{args.retriever}-{label}")
     publish(result, text, headline)
+
+
+def ratio(value: float, base: float) -> str:
+    return f"{value / base:.2f}x" if base > 0 else "n/a"
+
+
+def fmt_scores(scores: dict[int, float]) -> str:
+    return ", ".join(f"k={k}: {v:.4f}" for k, v in scores.items())
+
+
+def paired_p(a: np.ndarray, b: np.ndarray) -> float:
+    """Two-sided paired sign-flip permutation p-value of mean(a - b)."""
+    from scipy import stats
+
+    if np.allclose(a, b):
+        return 1.0
+    test = stats.permutation_test(
+        (a, b), lambda u, v: np.mean(u - v), permutation_type="samples", n_resamples=10_000, random_state=0
+    )
+    return float(test.pvalue)
+
+
+def best_reachable(claim, env, config) -> float:  # type: ignore[no-untyped-def]
+    """The best reward of the claim or any of its BFS / keep-set sequences (reads the qrels)."""
+    found = search_claim(claim, env, replace(config, negatives=0))
+    return max([env.reward(claim, claim.text), *[t.final_reward for t in found.trajectories]])
 
 
 if __name__ == "__main__":

@@ -133,6 +133,10 @@ class TestEdits:
     def test_remove_before_punctuation_leaves_no_space(self):
         assert apply_action(SENTENCE, 96 + 6).next_query == "The government voted on the new."
 
+    def test_remove_hyphen_does_not_glue_words(self):
+        assert apply_action("7-day-old adults", 96 + 1).next_query == "7 day-old adults"
+        assert apply_action("IL-6 (interleukin) rises", 96 + 1).next_query == "IL-6 interleukin) rises"
+
     def test_remove_first_token(self):
         assert apply_action(SENTENCE, 96).next_query == "government voted on the new budget."
 

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from factscout.cli import train_staged  # noqa: F401  (registers stance-cross and rerank)
-from factscout.cli.common import friendly
+from factscout.cli.common import friendly, read_claims
 from factscout.cli.train_app import Out, _command, _override, _say, _summary, _threads, app
 from factscout.errors import InputError, UnknownName
 
@@ -189,7 +189,7 @@ def dense(
 def rewrite(
     trajectories: Annotated[Path, typer.Option(help="BFS trajectories JSONL")],
     out: Annotated[Path, typer.Option("--out", help="folder for policy.json + weights.safetensors")],
-    policy: Annotated[str, typer.Option(help="dt | classifier")] = "dt",
+    policy: Annotated[str, typer.Option(help="dt | classifier | pointer (token-pointing, learned stop)")] = "dt",
     reward: Annotated[str, typer.Option(help="dense | sparse (dt only)")] = "dense",
     seed: Annotated[int, typer.Option()] = 0,
     epochs: Annotated[int, typer.Option()] = 30,
@@ -202,12 +202,28 @@ def rewrite(
     layers: Annotated[int, typer.Option(help="dt layers")] = 6,
     heads: Annotated[int, typer.Option(help="dt attention heads")] = 8,
     hidden: Annotated[int | None, typer.Option(help="dt width (768) or classifier hidden units (256)")] = None,
-    max_steps: Annotated[int, typer.Option("--max-steps", help="dt context: edits per trajectory")] = 4,
+    max_steps: Annotated[
+        int | None,
+        typer.Option(
+            "--max-steps",
+            help="dt: context (edits per trajectory, default 4); pointer: step limit (default: the 95th "
+            "percentile of the trajectories' lengths)",
+        ),
+    ] = None,
+    claims: Annotated[
+        Path | None,
+        typer.Option(
+            "--claims",
+            help="pointer: the claims JSONL the trajectories were made from; claims the manifest "
+            "(<trajectories>.claims.jsonl) marks at_max / no_improvement with a reward > 0 teach it to stop",
+        ),
+    ] = None,
     threads: Annotated[
         int | None, typer.Option(help="torch CPU threads (1 is fastest for small models on busy cores)")
     ] = None,
 ) -> None:
     from factscout.nn import require_torch
+    from factscout.rewrite.pointer import PointerConfig
     from factscout.rewrite.policy import REWARD_MODES, ClassifierConfig, DtConfig, save_policy
     from factscout.rewrite.trajectories import read_trajectories
     from factscout.training.rewrite import (
@@ -221,8 +237,8 @@ def rewrite(
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if threads:
         require_torch("learned rewrite policies").set_num_threads(threads)
-    if policy not in POLICY_TRAINERS:
-        raise UnknownName("trainable rewrite policy", policy, POLICY_TRAINERS)
+    if policy not in (*POLICY_TRAINERS, "pointer"):
+        raise UnknownName("trainable rewrite policy", policy, (*POLICY_TRAINERS, "pointer"))
     if reward not in REWARD_MODES:
         raise UnknownName("reward mode", reward, REWARD_MODES)
     found = read_trajectories(trajectories) if trajectories.is_file() else None
@@ -233,12 +249,23 @@ def rewrite(
     default_lr = 1e-4 if policy == "dt" else 1e-3
     settings = TrainSettings(epochs=epochs, batch_size=batch_size, lr=lr or default_lr, seed=seed)
     result: TrainResult
-    if policy == "dt":
+    if policy == "pointer":
+        from factscout.training.rewrite_pointer import pointer_stop_claims, step_limit, train_pointer
+
+        pconfig = PointerConfig(
+            hidden=hidden or 128,
+            max_steps=max_steps or step_limit(found),
+            encoder=encoder,
+            finetune_encoder=finetune_encoder,
+        )
+        stops = pointer_stop_claims(trajectories, read_claims(claims)) if claims else []
+        result = train_pointer(found, stops, pconfig, settings)
+    elif policy == "dt":
         config = DtConfig(
             hidden_size=hidden or 768,
             n_layer=layers,
             n_head=heads,
-            max_steps=max_steps,
+            max_steps=max_steps or 4,
             reward=reward,  # type: ignore[arg-type]
             encoder=encoder,
             finetune_encoder=finetune_encoder,

@@ -28,6 +28,14 @@ def trajectories(
     negatives: Annotated[
         int, typer.Option(help="random-edit (negative) sequences per claim, for the decision transformer")
     ] = 0,
+    keep_set: Annotated[
+        bool,
+        typer.Option(
+            "--keep-set/--no-keep-set",
+            help="also search which words to keep (long removal sequences): for AND endpoints such as bm25-and, "
+            "where every single edit of a claim finds nothing",
+        ),
+    ] = False,
     ray: RayOption = None,
 ) -> None:
     """Generate edit trajectories by BFS against the index (training data for `factscout train rewrite`)."""
@@ -39,7 +47,7 @@ def trajectories(
 
     items = read_claims(claims)
     env = SearchEnvironment(load_index(index), read_qrels(qrels), reward)
-    config = BfsConfig(max_depth=depth, top_n=top_n, seed=seed, negatives=negatives)
+    config = BfsConfig(max_depth=depth, top_n=top_n, seed=seed, negatives=negatives, keep_set=keep_set)
     done = finished_claims(out_path)  # a rerun resumes: the bar counts the claims still to search
     with counted("BFS trajectories", len({c.claim_id for c in items} - done)) as bar:
         summary = generate_trajectories(

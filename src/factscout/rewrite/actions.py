@@ -362,6 +362,15 @@ def _remove(parsed: ParsedQuery, i: int) -> tuple[str, str] | None:
     # "new budget." minus "budget" is "new.", not "new ."
     if i > 0 and not tok.whitespace and i < len(parts) and parts[i][0][:1] in _CLOSING:
         parts[i - 1] = (parts[i - 1][0], "")
+    # "7-day" minus "-" is "7 day", not the new word "7day"
+    elif (
+        i > 0
+        and not parts[i - 1][1]
+        and i < len(parts)
+        and parts[i - 1][0][-1:].isalnum()
+        and parts[i][0][:1].isalnum()
+    ):
+        parts[i - 1] = (parts[i - 1][0], " ")
     text = _join(parts)
     if not text:
         return None

@@ -31,6 +31,7 @@ from factscout.errors import InputError
 from factscout.records import Claim
 from factscout.rewrite.actions import Edit, valid_edits
 from factscout.rewrite.environment import SearchEnvironment
+from factscout.rewrite.keepset import removal_trajectory, search_keep_set
 from factscout.rewrite.trajectories import ClaimResult, Step, Trajectory
 
 _EPS = 1e-12
@@ -47,6 +48,7 @@ class BfsConfig:
     max_frontier: int = 32
     seed: int = 0
     negatives: int = 0  # random-edit sequences per claim, kept whatever their rewards (for the DT)
+    keep_set: bool = False  # also run keep-set search (:mod:`.keepset`): long removal sequences
 
     def __post_init__(self) -> None:
         for name in ("max_depth", "top_n", "max_frontier"):
@@ -94,6 +96,8 @@ def search_claim(claim: Claim, environment: SearchEnvironment, config: BfsConfig
     """
     config = config or BfsConfig()
     result = _bfs(claim, environment, config)
+    if config.keep_set and result.status in ("done", "no_improvement"):
+        result = _with_keep_set(claim, environment, config, result)
     if not config.negatives or result.status == "no_relevant":
         return result
     rng = random.Random(f"{config.seed}:negatives:{claim.claim_id}")
@@ -118,6 +122,23 @@ def search_claim(claim: Claim, environment: SearchEnvironment, config: BfsConfig
         if steps:
             extra.append(Trajectory(claim.claim_id, tuple(steps)))
     return replace(result, trajectories=(*result.trajectories, *extra), candidates=candidates)
+
+
+def _with_keep_set(claim: Claim, environment: SearchEnvironment, config: BfsConfig, result: ClaimResult) -> ClaimResult:
+    """``result`` with the keep-set trajectory ranked among the BFS ones (by final reward, then
+    fewer edits) when it improves on the original claim."""
+    found = search_keep_set(claim, environment, min_gain=config.min_gain)
+    candidates = result.candidates + found.candidates
+    if not improves(result.reward, found.reward, config.min_gain):
+        return replace(result, candidates=candidates)
+    extra = removal_trajectory(claim, found.keep, environment)
+    if extra is None or not improves(result.reward, extra.final_reward, config.min_gain):
+        return replace(result, candidates=candidates)
+    ranked = sorted((*result.trajectories, extra), key=lambda t: (-t.final_reward, len(t.steps)))[: config.top_n]
+    renumbered = tuple(
+        Trajectory(t.claim_id, tuple(replace(s, sequence=rank) for s in t.steps)) for rank, t in enumerate(ranked)
+    )
+    return replace(result, status="done", trajectories=renumbered, candidates=candidates + len(extra.steps) + 1)
 
 
 def _bfs(claim: Claim, environment: SearchEnvironment, config: BfsConfig) -> ClaimResult:

@@ -18,6 +18,7 @@ from factscout.errors import DataNotFound, InputError, MissingDependency, Unknow
 from factscout.nn import require_torch
 from factscout.rewrite.base import REWRITE_POLICIES, RewritePolicy
 from factscout.rewrite.networks import ClassifierConfig, DtConfig, build_net
+from factscout.rewrite.pointer import PointerConfig, PointerPolicy, build_pointer_net
 from factscout.rewrite.policies import (
     DecisionTransformerPolicy,
     LearnedPolicy,
@@ -34,11 +35,16 @@ SHIPPED_DIR = Path(__file__).parent / "models"  # trained policies that ship, on
 _TORCH_HINT = "learned rewrite policies need torch and transformers: pip install 'factscout[dense]'"
 
 
-POLICIES: dict[str, type[DecisionTransformerPolicy] | type[OneActionClassifier]] = {
+POLICIES: dict[str, type[DecisionTransformerPolicy] | type[OneActionClassifier] | type[PointerPolicy]] = {
     "dt": DecisionTransformerPolicy,
     "classifier": OneActionClassifier,
+    "pointer": PointerPolicy,
 }
-_CONFIGS: dict[str, type[DtConfig] | type[ClassifierConfig]] = {"dt": DtConfig, "classifier": ClassifierConfig}
+_CONFIGS: dict[str, type[DtConfig] | type[ClassifierConfig] | type[PointerConfig]] = {
+    "dt": DtConfig,
+    "classifier": ClassifierConfig,
+    "pointer": PointerConfig,
+}
 BASELINES: dict[str, type[RandomEditPolicy] | type[OriginalPolicy]] = {
     "random": RandomEditPolicy,
     "original": OriginalPolicy,
@@ -51,12 +57,13 @@ def save_policy(policy: RewritePolicy, directory: str | os.PathLike[str]) -> Pat
     root = Path(directory)
     root.mkdir(parents=True, exist_ok=True)
     meta: dict[str, Any] = {"format": POLICY_FORMAT, "version": POLICY_VERSION}
-    if isinstance(policy, LearnedPolicy):
+    if isinstance(policy, LearnedPolicy | PointerPolicy):
         from safetensors.torch import save_file
 
         state = {
             k: v.detach().to(require_torch("learned rewrite policies").float16).contiguous()
             for k, v in policy.net.state_dict().items()
+            if not _frozen_encoder(policy, k)
         }
         save_file(state, str(root / WEIGHTS_FILE))
         meta |= {"policy": policy.kind, "config": asdict(policy.config), "weights": WEIGHTS_FILE}
@@ -69,6 +76,11 @@ def save_policy(policy: RewritePolicy, directory: str | os.PathLike[str]) -> Pat
         raise InputError(f"cannot save a policy of type {type(policy).__name__}")
     (root / CONFIG_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     return root
+
+
+def _frozen_encoder(policy: RewritePolicy, key: str) -> bool:
+    """A weight of a pointer policy's frozen MiniLM: not saved, the installed package has it."""
+    return isinstance(policy, PointerPolicy) and not policy.config.finetune_encoder and key.startswith("encoder.")
 
 
 def load_policy(path: str | os.PathLike[str]) -> RewritePolicy:
@@ -101,15 +113,17 @@ def load_policy(path: str | os.PathLike[str]) -> RewritePolicy:
     weights = config_path.parent / str(meta.get("weights") or WEIGHTS_FILE)
     if not weights.is_file():
         raise DataNotFound(f"rewrite policy weights {weights} are missing")
-    net = build_net(config)
+    net = build_pointer_net(config) if isinstance(config, PointerConfig) else build_net(config)
     try:
         from safetensors import SafetensorError
         from safetensors.torch import load_file
     except ImportError:
         raise MissingDependency(_TORCH_HINT) from None
     try:
-        state = load_file(str(weights))
-        net.load_state_dict({k: v.float() for k, v in state.items()})
+        state = {k: v.float() for k, v in load_file(str(weights)).items()}
+        if isinstance(config, PointerConfig) and not config.finetune_encoder:  # the package's MiniLM
+            state |= {k: v for k, v in net.state_dict().items() if k.startswith("encoder.")}
+        net.load_state_dict(state)
     except (OSError, RuntimeError, ValueError, KeyError, SafetensorError) as exc:
         raise InputError(f"rewrite policy weights {weights} are corrupt or do not fit the config: {exc}") from None
     policy = POLICIES[kind](config, net, meta.get("training"))  # type: ignore[arg-type]

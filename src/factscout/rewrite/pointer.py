@@ -1,0 +1,251 @@
+"""A rewrite policy whose actions point at tokens, with a learned stop (issue 17, item 1).
+
+The paper's policies (:mod:`.policies`) see one pooled sentence embedding of the query and must
+output "remove at position 7": nothing in a pooled vector says which word sits at position 7.
+Here the state keeps one vector per token of the query, and an action's score is the product of
+the vector of the token it acts on with an embedding of its edit kind:
+
+    score(edit k, position p) = h_p . e_k + b_k        (k = the paper's four edits, p < 32)
+
+so action id ``k * 32 + p`` keeps the linear order of the paper's Table 1 exactly, and the head
+generalises across positions: "remove" scores any token the way it scored similar tokens
+elsewhere. ``h_p`` comes from MiniLM's contextual token vectors (the word pieces of spaCy token p
+averaged, so positions are the action space's), concatenated with cheap tags of the token (its
+part of speech, stop word, digits, capitalisation, relative position, which edits it allows),
+projected and passed through a small transformer encoder over the query's tokens. A 129th output
+is **stop**, scored from the pooled token states and the number of edits made so far: the policy
+ends its own rewrite (never by reading qrels), so it can make no edit where the claim is already
+the best query and many where an endpoint needs them (``max_steps`` follows the endpoint).
+
+Training (behaviour cloning on BFS and keep-set trajectories, with stop examples) is in
+:mod:`factscout.training.rewrite_pointer`. The MiniLM encoder is frozen by default (token vectors
+cached per query); ``finetune_encoder`` trains it with the head.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from factscout.errors import InputError, UnknownName
+from factscout.nn import require_torch
+from factscout.rewrite.actions import EDIT_KINDS, MAX_POSITIONS, N_ACTIONS, ParsedQuery, parse
+from factscout.rewrite.base import REWRITE_POLICIES, Episode, RewardMode, check_positive
+
+STOP = N_ACTIONS  # the 129th output: end the rewrite
+TOKEN_ENCODERS = ("minilm", "hashing")
+_UPOS = (
+    "ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART",
+    "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X",
+)  # fmt: skip
+N_FEATURES = len(_UPOS) + 5 + len(EDIT_KINDS)
+
+
+@dataclass(frozen=True, slots=True)
+class PointerConfig:
+    """Token-pointing policy settings: the head's width, depth and heads, the step limit."""
+
+    hidden: int = 128
+    layers: int = 1
+    heads: int = 4
+    dropout: float = 0.1
+    max_steps: int = 4
+    encoder: str = "minilm"
+    finetune_encoder: bool = False
+
+    def __post_init__(self) -> None:
+        check_positive("PointerConfig", hidden=self.hidden, layers=self.layers, heads=self.heads)
+        check_positive("PointerConfig", max_steps=self.max_steps)
+        if self.hidden % self.heads:
+            raise InputError(f"hidden {self.hidden} is not divisible by heads {self.heads}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise InputError(f"dropout must be in [0, 1), got {self.dropout!r}")
+        if self.encoder not in TOKEN_ENCODERS:
+            raise UnknownName("token encoder", self.encoder, TOKEN_ENCODERS)
+        if self.finetune_encoder and self.encoder != "minilm":
+            raise InputError(f"only the minilm encoder can be fine-tuned, not {self.encoder!r}")
+
+
+def token_spans(parsed: ParsedQuery) -> list[tuple[int, int]]:
+    """Character spans of the parsed tokens in ``parsed.text`` (the first 32)."""
+    spans, cursor = [], 0
+    for tok in parsed.tokens[:MAX_POSITIONS]:
+        start = parsed.text.find(tok.text, cursor)
+        if start < 0:  # cannot happen for spaCy tokens; keep the spans monotone anyway
+            start = cursor
+        spans.append((start, start + len(tok.text)))
+        cursor = start + len(tok.text)
+    return spans
+
+
+def token_features(parsed: ParsedQuery) -> np.ndarray:
+    """(tokens, N_FEATURES) tags of the first 32 tokens: one-hot part of speech, stop word, no
+    letter or digit, has a digit, capitalised, relative position, and the edits allowed."""
+    tokens = parsed.tokens[:MAX_POSITIONS]
+    out = np.zeros((len(tokens), N_FEATURES), dtype=np.float32)
+    base = len(_UPOS)
+    for i, tok in enumerate(tokens):
+        if tok.pos in _UPOS:
+            out[i, _UPOS.index(tok.pos)] = 1.0
+        out[i, base] = float(tok.is_stop)
+        out[i, base + 1] = float(not any(ch.isalnum() for ch in tok.text))
+        out[i, base + 2] = float(any(ch.isdigit() for ch in tok.text))
+        out[i, base + 3] = float(tok.text[:1].isupper())
+        out[i, base + 4] = i / max(len(tokens) - 1, 1)
+        for k, kind in enumerate(EDIT_KINDS):
+            out[i, base + 5 + k] = float(kind in tok.allowed)
+    return out
+
+
+def _hashed(word: str, dim: int) -> int:
+    return int.from_bytes(hashlib.blake2b(word.lower().encode("utf-8"), digest_size=4).digest(), "little") % dim
+
+
+def build_pointer_net(config: PointerConfig) -> Any:
+    """The torch module: ``encoder`` (token vectors), ``proj``/``context`` (the token states),
+    ``edits``/``edit_bias`` (the pointer head) and ``stop``."""
+    torch = require_torch("learned rewrite policies")
+    nn = torch.nn
+
+    class TokenEncoder(nn.Module):  # type: ignore[misc,name-defined]
+        """Per-token vectors of queries: MiniLM word pieces averaged per spaCy token, or (for
+        tests and smoke runs) hashed one-hot words."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.kind = config.encoder
+            if self.kind == "minilm":
+                from factscout.retrieve.encoder import Encoder
+
+                st = Encoder("minilm", max_seq_length=128).model
+                self.tokenizer = st.tokenizer
+                self.model = st[0].auto_model
+                self.dimension = int(self.model.config.hidden_size)
+            else:
+                self.dimension = 384
+
+        def forward(self, parsed: Sequence[ParsedQuery]) -> Any:
+            out = torch.zeros(len(parsed), MAX_POSITIONS, self.dimension)
+            if self.kind != "minilm":
+                for b, p in enumerate(parsed):
+                    for i, tok in enumerate(p.tokens[:MAX_POSITIONS]):
+                        out[b, i, _hashed(re.sub(r"\W", "", tok.text) or tok.text, self.dimension)] = 1.0
+                return out
+            batch = self.tokenizer(
+                [p.text for p in parsed],
+                padding=True,
+                truncation=True,
+                max_length=128,
+                return_offsets_mapping=True,
+                return_tensors="pt",
+            )
+            offsets = batch.pop("offset_mapping")
+            hidden = self.model(**batch).last_hidden_state  # (B, L, dim)
+            rows = []
+            for b, p in enumerate(parsed):
+                starts, ends = offsets[b, :, 0], offsets[b, :, 1]
+                pieces = (ends > starts) & batch["attention_mask"][b].bool()
+                weights = torch.zeros(MAX_POSITIONS, hidden.shape[1])
+                for i, (a, z) in enumerate(token_spans(p)):
+                    hit = pieces & (starts < z) & (ends > a)
+                    if hit.any():
+                        weights[i, hit] = 1.0 / float(hit.sum())
+                rows.append(weights @ hidden[b])
+            return torch.stack(rows)
+
+    class PointerNet(nn.Module):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = TokenEncoder()
+            h = config.hidden
+            self.proj = nn.Linear(self.encoder.dimension + N_FEATURES, h)
+            self.position = nn.Embedding(MAX_POSITIONS, h)
+            layer = nn.TransformerEncoderLayer(h, config.heads, 2 * h, config.dropout, batch_first=True)
+            self.context = nn.TransformerEncoder(layer, config.layers, enable_nested_tensor=False)
+            self.edits = nn.Parameter(torch.randn(len(EDIT_KINDS), h) * h**-0.5)
+            self.edit_bias = nn.Parameter(torch.zeros(len(EDIT_KINDS)))
+            self.stop = nn.Sequential(nn.Linear(h + 1, h), nn.ReLU(), nn.Linear(h, 1))
+
+        def forward(self, vectors: Any, features: Any, valid: Any, steps: Any) -> Any:
+            """Logits (B, 129) from token vectors (B, 32, dim), tags (B, 32, F), the valid-token
+            mask (B, 32) and the edits made so far (B,)."""
+            x = self.proj(torch.cat([vectors, features], dim=-1)) + self.position.weight
+            h = self.context(x, src_key_padding_mask=~valid)
+            h = h * valid.unsqueeze(-1)
+            scores = torch.einsum("btd,kd->bkt", h, self.edits) + self.edit_bias[None, :, None]
+            pooled = h.sum(1) / valid.sum(1, keepdim=True).clamp(min=1)
+            stop = self.stop(torch.cat([pooled, steps.unsqueeze(-1).float() / MAX_POSITIONS], dim=-1))
+            return torch.cat([scores.reshape(len(h), N_ACTIONS), stop], dim=-1)
+
+    net = PointerNet()
+    if not config.finetune_encoder:
+        net.encoder.requires_grad_(False)
+    return net
+
+
+@dataclass(slots=True)
+class PointerPolicy:
+    """The token-pointing policy (``pointer``): at each step the best valid edit, or stop."""
+
+    config: PointerConfig = field(default_factory=PointerConfig)
+    net: Any = None
+    training: dict[str, Any] = field(default_factory=dict)
+    kind: str = field(default="pointer", init=False)
+    name: str = field(default="pointer", init=False)
+    reward: RewardMode = field(default="dense", init=False)
+    target_return: float = field(default=1.0, init=False)
+    _cache: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.net is None:
+            self.net = build_pointer_net(self.config)
+        self.net.eval()
+
+    def vectors(self, parsed: Sequence[ParsedQuery], *, grad: bool = False) -> Any:
+        """Token vectors (B, 32, dim); cached per query text unless gradients are wanted."""
+        torch = require_torch("learned rewrite policies")
+        if grad:
+            return self.net.encoder(parsed)
+        todo = [p for p in {p.text: p for p in parsed}.values() if p.text not in self._cache]
+        for begin in range(0, len(todo), 64):
+            chunk = todo[begin : begin + 64]
+            with torch.no_grad():
+                out = self.net.encoder(chunk).numpy()
+            for p, row in zip(chunk, out, strict=True):
+                self._cache[p.text] = row.astype(np.float16)
+        return torch.from_numpy(np.stack([self._cache[p.text] for p in parsed]).astype(np.float32))
+
+    def inputs(self, parsed: Sequence[ParsedQuery], *, grad: bool = False) -> tuple[Any, Any, Any]:
+        """(vectors, features, valid) of a batch of parsed queries."""
+        torch = require_torch("learned rewrite policies")
+        features = torch.zeros(len(parsed), MAX_POSITIONS, N_FEATURES)
+        valid = torch.zeros(len(parsed), MAX_POSITIONS, dtype=torch.bool)
+        for b, p in enumerate(parsed):
+            f = token_features(p)
+            features[b, : len(f)] = torch.from_numpy(f)
+            valid[b, : len(f)] = True
+        return self.vectors(parsed, grad=grad), features, valid
+
+    def logits(self, queries: Sequence[str], steps: Sequence[int]) -> Any:
+        """Unmasked logits (B, 129) of queries after ``steps`` edits."""
+        torch = require_torch("learned rewrite policies")
+        parsed = [parse(q) for q in queries]
+        with torch.no_grad():
+            return self.net(*self.inputs(parsed), torch.tensor(list(steps)))
+
+    def choose(self, episode: Episode) -> int | None:
+        if episode.step >= self.config.max_steps or not any(episode.mask):
+            return None
+        torch = require_torch("learned rewrite policies")
+        logits = self.logits([episode.queries[-1]], [episode.step])[0]
+        mask = torch.tensor([*episode.mask, True])
+        choice = int(torch.argmax(logits.masked_fill(~mask, float("-inf"))).item())
+        return None if choice == STOP else choice
+
+
+REWRITE_POLICIES.register("pointer")(PointerPolicy)
