@@ -202,7 +202,12 @@ class Checker:
         settings = settings or CheckSettings()
         fast = settings.fast and manifest.get("retriever") in ("dense", "hybrid")
         retriever = load_index(directory, **({"query_encoder": "int8"} if fast else {}))
-        info = {"index": str(Path(directory)), "generation": path.name, "retriever": manifest.get("retriever")}
+        info = {
+            "index": str(Path(directory)),
+            "generation": path.name,
+            "retriever": manifest.get("retriever"),
+            "source": manifest.get("source"),
+        }
         checker = cls(retriever, settings, provenance=info, **components)
         checker.sentences = load_sentence_data(path, len(retriever.store))
         if checker.sentences is None:

@@ -28,7 +28,7 @@ OPTIONS = {
     "check": "--claims --date --date-filter --depth --fast --fusion --html --index --input --json --no-date-filter --out --output "
     "--passages --planner --ray --rerank --selector --stance --verdict --workers -i -o claim",
     "stance": "--batch-size --device --input --out --output --pairs --stance -i -o",
-    "trajectories": "--claims --depth --index --input --negatives --out --output --qrels --ray --reward --seed --top-n "
+    "trajectories": "--claims --depth --index --input --keep-set --negatives --no-keep-set --out --output --qrels --ray --reward --seed --top-n "
     "--workers -i -o",
     "rewrite": "--claim-id --claims --index --input --max-steps --out --output --policy --qrels --reward --seed -i -o claim",
     "demo": "--claims --dataset --index --k --planner --retriever",

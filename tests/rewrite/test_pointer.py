@@ -119,7 +119,9 @@ class TestExamples:
         assert examples[(C1.text, 0)] == {1}
 
     def test_stop_claims_and_far_from_best_trajectories(self):
-        worse = Trajectory("c1", (_step("c1", 1, 0, C1.text, 97, "remove 'report' at 1", "Committee on solar weather", 1 / 3, 0.4),))
+        worse = Trajectory(
+            "c1", (_step("c1", 1, 0, C1.text, 97, "remove 'report' at 1", "Committee on solar weather", 1 / 3, 0.4),)
+        )
         examples = pointer_examples([TRAJ, worse], [KEEP.text])
         assert not any(e.query == "Committee on solar weather" for e in examples)  # 0.4 < 0.95 x 1.0
         assert any(e.query == KEEP.text and e.targets == {STOP} for e in examples)
@@ -143,7 +145,9 @@ class TestTraining:
         assert trained.losses[-1] < trained.losses[0]
 
     def test_seeded(self, trained):
-        again = train_pointer([TRAJ], [KEEP.text], TINY, TrainSettings(epochs=60, lr=3e-3, batch_size=8), validation=0.0)
+        again = train_pointer(
+            [TRAJ], [KEEP.text], TINY, TrainSettings(epochs=60, lr=3e-3, batch_size=8), validation=0.0
+        )
         assert again.losses == pytest.approx(trained.losses)
 
     def test_select_keeps_the_best_epoch(self):
@@ -157,7 +161,7 @@ class TestTraining:
         assert result.policy.training["chosen_epoch"] == 1 and len(calls) == 3
 
     def test_nothing_to_learn(self):
-        with pytest.raises(InputError, match="nothing|no usable"):
+        with pytest.raises(InputError, match="no usable"):
             train_pointer([], [], TINY)
 
     def test_save_load_round_trip(self, trained, tmp_path):
@@ -225,3 +229,18 @@ def test_train_rewrite_pointer_cli(tmp_path):
     meta = json.loads((out / "policy.json").read_text())
     assert meta["policy"] == "pointer" and meta["config"]["max_steps"] == 2  # the trajectories' length
     assert meta["training"]["stop_examples"] == 2  # the end of c1's sequence and claim c3
+
+
+def test_the_page_editor_picks_the_policy_made_for_the_index(tmp_path, monkeypatch):
+    from factscout.rewrite import io
+
+    for name in ("scifact-bm25-and", "averitec-bm25-and", "averitec-bm25", "scifact-dense", "averitec-bm25-dt"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "policy.json").write_text("{}")
+    monkeypatch.setattr(io, "SHIPPED_DIR", tmp_path)
+    assert io.policy_for_index("bm25-and", "../shared/data/averitec/beir/corpus.jsonl") == "averitec-bm25-and"
+    assert io.policy_for_index("bm25-and", "dataset scifact") == "scifact-bm25-and"
+    assert io.policy_for_index("bm25-and", None) == "averitec-bm25-and"  # made for that endpoint, another dataset
+    assert io.policy_for_index("bm25", "scifact") == "averitec-bm25"  # never the "-dt" variant by suffix
+    assert io.policy_for_index("hybrid", "scifact") == "random"
+    assert io.policy_for_index(None) == "random"

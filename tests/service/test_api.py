@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from factscout.report import FORMAT, VERDICTS
+from factscout.rewrite.io import make_policy, policy_for_index
 from factscout.serve import create_app
 from factscout.serve.app import CSP
 
@@ -76,7 +77,9 @@ def test_search_plan_and_rewrite(client, mini):
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["metric"]["measure"] == "AP@50" and 0.0 <= body["metric"]["value"] <= 1.0
-    assert body["suggestion"]["original"] == claim.text and body["policy"] == "random"
+    # the editor suggests with the shipped policy made for the index's retriever (issue 17)
+    made_for = policy_for_index(client.app.state.service.retriever.name, None)
+    assert body["suggestion"]["original"] == claim.text and body["policy"] == make_policy(made_for).name
     remove = next(e for t in body["tokens"] for e in t["edits"] if e["kind"] == "remove")
     edited = client.post("/v1/rewrite", json={"query": claim.text, "action": remove["action"], "claim_id": CLAIM_ID})
     assert edited.status_code == 200

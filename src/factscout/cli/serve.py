@@ -39,10 +39,11 @@ def serve(
     policy: Annotated[
         str,
         typer.Option(
-            help="query editor suggestions: a `factscout train rewrite` folder, a shipped policy: "
+            help="query editor suggestions: `auto` (the shipped policy made for the index's retriever and "
+            "dataset, random when none), a `factscout train rewrite` folder, a shipped policy: "
             f"{one_of(shipped_policies())}, or a baseline: {one_of(BASELINES)}"
         ),
-    ] = "random",
+    ] = "auto",
     qrels: Annotated[Path | None, typer.Option(help="qrels (BEIR TSV or TREC): the editor shows the metric")] = None,
     token: Annotated[
         str | None, typer.Option(envvar="FACTSCOUT_TOKEN", help="require this bearer token on the API (page off)")

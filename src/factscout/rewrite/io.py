@@ -137,6 +137,23 @@ def shipped_policies() -> tuple[str, ...]:
     return tuple(sorted(d.name for d in SHIPPED_DIR.iterdir() if (d / CONFIG_FILE).is_file()))
 
 
+def policy_for_index(retriever: str | None, source: str | None = None) -> str:
+    """The name of the shipped policy made for an index: ``<dataset>-<retriever>`` for the
+    index's retriever, preferring the dataset its source names (``scifact`` in
+    ``.../scifact/corpus.jsonl``); ``random`` when none ships for that retriever."""
+    if not retriever:
+        return "random"
+    suffix = f"-{retriever}"
+    # <dataset>-<retriever> exactly: a one-word dataset name before the retriever's name
+    made_for = {n[: -len(suffix)]: n for n in shipped_policies() if n.endswith(suffix) and "-" not in n[: -len(suffix)]}
+    made_for.pop("", None)
+    if not made_for:
+        return "random"
+    named = [n for dataset, n in made_for.items() if source and dataset in source.lower()]
+    made_for_list = list(made_for.values())
+    return (named or made_for_list)[0]
+
+
 def make_policy(spec: str | os.PathLike[str], *, seed: int = 0) -> RewritePolicy:
     """A policy from a saved folder, a shipped policy by name (:func:`shipped_policies`), or a
     baseline by name (``original``, ``random``). A folder of that name in the working directory

@@ -111,7 +111,7 @@ def create_app(
     checker: Checker,
     *,
     token: str | None = None,
-    policy: Any = "random",
+    policy: Any = "auto",
     qrels: Any = None,
     reward: str = "AP@50",
     max_pending: int = 64,
@@ -123,7 +123,8 @@ def create_app(
 
     ``token``: require ``Authorization: Bearer <token>`` on the API (not on health; the page is
     then off, as a browser cannot send it). ``policy``: the rewrite policy for the query
-    editor's suggestions (a folder from ``factscout train rewrite``, or ``random``/``original``).
+    editor's suggestions (``auto``: the shipped policy made for the index's retriever; a folder from
+    ``factscout train rewrite``; a shipped name; or ``random``/``original``).
     ``qrels``: relevance judgements by claim id, so the editor shows the metric (``reward``).
     ``max_pending``: requests queued or running before 503 (at least the clients you expect at
     once); ``max_batch``: checks or searches run together in one core call. ``state``: the folder

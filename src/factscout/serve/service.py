@@ -19,7 +19,7 @@ from factscout.check import Checker
 from factscout.errors import InputError
 from factscout.records import Claim, Query, Ranking
 
-DEFAULT_POLICY = "random"
+DEFAULT_POLICY = "auto"  # the shipped policy made for the index's retriever (random when none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +67,13 @@ class Service:
             (checker.settings.planner, checker.settings.date_filter): checker
         }
         self._planners: dict[str, Any] = {checker.settings.planner: checker.planner}
+        if policy == "auto":
+            from factscout.rewrite.io import policy_for_index
+
+            info = checker.provenance
+            policy = policy_for_index(
+                info.get("retriever") or getattr(self.retriever, "name", None), info.get("source")
+            )
         self.policy = make_policy(policy) if isinstance(policy, str | os.PathLike) else policy
         self.max_rewrite_steps = max_rewrite_steps
         self.env = None

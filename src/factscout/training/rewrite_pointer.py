@@ -133,7 +133,8 @@ def step_limit(trajectories: Sequence[Trajectory], quantile: float = 0.95) -> in
 
 def _split(examples: Sequence[PointerExample], fraction: float) -> tuple[list[int], list[int]]:
     """Example indices for fitting and for validation, by a stable hash of the claim."""
-    fit, val = [], []
+    fit: list[int] = []
+    val: list[int] = []
     for i, e in enumerate(examples):
         bucket = int.from_bytes(hashlib.blake2b(e.claim_id.encode("utf-8"), digest_size=4).digest(), "little")
         (val if bucket % 1000 < fraction * 1000 else fit).append(i)
