@@ -258,9 +258,7 @@ class StopwordPolicy(_KeepSetPolicy):
     name: str = field(default="stopwords", init=False)
     reward: RewardMode = field(default="dense", init=False)
     target_return: float = field(default=1.0, init=False)
-    _keeps: OrderedDict[str, frozenset[int]] = field(
-        default_factory=OrderedDict, init=False, repr=False, compare=False
-    )
+    _keeps: OrderedDict[str, frozenset[int]] = field(default_factory=OrderedDict, init=False, repr=False, compare=False)
 
     def keep_set(self, claim: ParsedQuery) -> frozenset[int]:
         return frozenset(i for i, t in enumerate(claim.tokens) if is_content(t))
@@ -329,9 +327,7 @@ class TopIdfPolicy(_KeepSetPolicy):
     name: str = field(default="", init=False)
     reward: RewardMode = field(default="dense", init=False)
     target_return: float = field(default=1.0, init=False)
-    _keeps: OrderedDict[str, frozenset[int]] = field(
-        default_factory=OrderedDict, init=False, repr=False, compare=False
-    )
+    _keeps: OrderedDict[str, frozenset[int]] = field(default_factory=OrderedDict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_positive("TopIdfPolicy", k=self.k)
@@ -367,15 +363,15 @@ class KeyBertPolicy(_KeepSetPolicy):
     name: str = field(default="", init=False)
     reward: RewardMode = field(default="dense", init=False)
     target_return: float = field(default=1.0, init=False)
-    _keeps: OrderedDict[str, frozenset[int]] = field(
-        default_factory=OrderedDict, init=False, repr=False, compare=False
-    )
+    _keeps: OrderedDict[str, frozenset[int]] = field(default_factory=OrderedDict, init=False, repr=False, compare=False)
     _words: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check_positive("KeyBertPolicy", k=self.k)
         if not callable(getattr(self.encoder, "encode", None)):
-            raise InputError(f"KeyBertPolicy needs an encoder with encode(list[str]), got {type(self.encoder).__name__}")
+            raise InputError(
+                f"KeyBertPolicy needs an encoder with encode(list[str]), got {type(self.encoder).__name__}"
+            )
         object.__setattr__(self, "name", f"keybert-{self.k}")
 
     def _encode(self, texts: list[str]) -> np.ndarray:
