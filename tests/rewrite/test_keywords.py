@@ -62,6 +62,11 @@ class TestStopwords:
         assert trace.final == "Aspirin inhibits production prostaglandins, involved inflammation"
         assert all("prostaglandinswhich" not in step.query for step in trace.steps)
 
+    def test_contractions_split_by_spacy_go_like_other_stop_words(self):
+        # "don't" is spaCy's "do" + "n't", both stop words; removing them glues nothing
+        trace = rewrite("Smokers don't know the risk of lung cancer.", StopwordPolicy(), max_steps=STEPS)
+        assert trace.final == "Smokers know risk lung cancer"
+
     def test_a_claim_of_stop_words_only_is_left_as_it_is(self):
         trace = rewrite("It is what it is.", StopwordPolicy(), max_steps=STEPS)
         assert trace.steps == () and trace.final == "It is what it is."

@@ -206,7 +206,9 @@ def _glues(current: ParsedQuery, at: int, after: str) -> bool:
     """Whether removing token ``at`` changes the other words a search engine sees: the standard
     analyzer's terms of ``after`` are not those of the other tokens (``elderly, the`` minus the
     comma written ``elderlythe``)."""
-    rest = " ".join(t.text for i, t in enumerate(current.tokens) if i != at)
+    tokens = current.tokens
+    before = "".join(t.text + t.whitespace for t in tokens[:at])
+    rest = before + " " + "".join(t.text + t.whitespace for t in tokens[at + 1 :])
     return standard_tokens(after) != standard_tokens(rest)
 
 
