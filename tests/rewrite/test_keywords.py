@@ -55,11 +55,11 @@ class TestStopwords:
         assert trace.actions == (96 + 4, 96 + 5, 96 + 7, 96 + 9)
         assert trace.final == "Vitamin D supplementation reduces risk respiratory infections elderly patients"
 
-    def test_a_comma_whose_removal_would_glue_words_stays(self):
-        # removing the comma of "prostaglandins, which" writes "prostaglandinswhich" (the remove
-        # edit keeps the space-less join), so the comma stays and the stop words after it go
+    def test_removing_a_comma_glues_no_words(self):
+        # the remove edit puts a space back between two words it would join ("prostaglandins,
+        # which" minus the comma is "prostaglandins which", not "prostaglandinswhich")
         trace = rewrite(ASPIRIN, StopwordPolicy(), max_steps=STEPS)
-        assert trace.final == "Aspirin inhibits production prostaglandins, involved inflammation"
+        assert trace.final == "Aspirin inhibits production prostaglandins involved inflammation"
         assert all("prostaglandinswhich" not in step.query for step in trace.steps)
 
     def test_contractions_split_by_spacy_go_like_other_stop_words(self):
