@@ -67,6 +67,16 @@ class TestStopwords:
         trace = rewrite("Smokers don't know the risk of lung cancer.", StopwordPolicy(), max_steps=STEPS)
         assert trace.final == "Smokers know risk lung cancer"
 
+    def test_no_unkept_word_is_trapped_in_a_kept_token(self):
+        # regression: removing ")" from "RLS) -40%" wrote "RLS-40%", which spaCy reads as the one
+        # token "RLS-40", so "40" could never go; now the bracket waits until "40" is gone
+        claim = "Glucose restriction reduces RLS (replicative life span) by 20-40% in S. cerevisiae."
+        policy = TopIdfPolicy(1, IdfTable.from_texts(["rls", "glucose restriction", "glucose restriction", "x"]))
+        assert kept(claim, policy.keep(claim)) == ["RLS"]
+        final = rewrite(claim, policy, max_steps=STEPS).final
+        assert "40" not in final and final.startswith("RLS")
+        assert [w for w in final.split() if any(ch.isalnum() for ch in w)] == [final.split()[0]]
+
     def test_a_claim_of_stop_words_only_is_left_as_it_is(self):
         trace = rewrite("It is what it is.", StopwordPolicy(), max_steps=STEPS)
         assert trace.steps == () and trace.final == "It is what it is."

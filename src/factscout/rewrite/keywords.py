@@ -34,10 +34,14 @@ characters, and a token that holds a kept and an unkept claim token stays (``D.`
 final query can keep a punctuation mark or stop word glued to a kept word. If the current query
 is not made of the claim's tokens at all (someone else edited it), the policy stops.
 
-**No glued words.** A removal that would change the words a search engine sees, beyond dropping
-the removed token (removing the comma of ``elderly, the`` gives ``elderlythe``: the remove edit
-keeps the space-less join of the word before the comma), is skipped: that token stays (a comma
-is invisible to the standard analyzer) and the next unkept token is removed instead.
+**No glued words.** The remove edit joins the word before a removed token to the word after it
+when the removed token followed it without a space (removing the comma of ``elderly, the`` gives
+``elderlythe``). A removal is skipped, for now, when it would change the words a search engine
+sees beyond dropping the removed token, or when spaCy would then read a kept word and an unkept
+word as one token (``RLS) -40%`` minus ``)`` is ``RLS-40%``, one token ``RLS-40`` that no later
+removal can split); the next unkept token is removed instead, and the skipped one is tried again
+at the next step, when its neighbours may have changed. So a final query can keep a comma or
+bracket the analyzer ignores, or, rarely, an unkept word that could not be removed cleanly.
 Removing all unkept tokens takes as many steps as there are of them: give ``rewrite`` a
 ``max_steps`` above the claim's length (:func:`tune_k` uses 32), not the BFS depth of 4.
 
@@ -183,7 +187,8 @@ def next_removal(claim: ParsedQuery, keep: frozenset[int], current: ParsedQuery,
     the claim's tokens (:func:`align`)."""
     if not keep:
         return None
-    held = align([t.text for t in claim.tokens], [t.text for t in current.tokens], keep)
+    words = [t.text for t in claim.tokens]
+    held = align(words, [t.text for t in current.tokens], keep)
     if held is None:
         log.debug("%r is not made of the tokens of the claim %r; stopping", current.text, claim.text)
         return None
@@ -196,10 +201,24 @@ def next_removal(claim: ParsedQuery, keep: frozenset[int], current: ParsedQuery,
         action = _REMOVE + at
         if not mask[action]:
             return None
-        if _glues(current, at, apply_action(current, action).next_query):
+        after = apply_action(current, action).next_query
+        if _glues(current, at, after) or _traps(words, keep, after):
             continue
         return action
     return None
+
+
+def _traps(claim: Sequence[str], keep: frozenset[int], after: str) -> bool:
+    """Whether spaCy would read ``after`` with a kept word and an unkept word in one token, which
+    no removal can then separate (``RLS) -40%`` minus ``)`` is ``RLS-40%``: ``RLS-40`` is one
+    token); a kept word glued to a punctuation mark (``D.``) is harmless and allowed."""
+    held = align(claim, [t.text for t in parse(after).tokens], keep)
+    if held is None:
+        return True
+    return any(
+        any(p in keep for p in positions) and any(p not in keep and standard_tokens(claim[p]) for p in positions)
+        for positions in held
+    )
 
 
 def _glues(current: ParsedQuery, at: int, after: str) -> bool:
