@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import shlex
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,11 +40,13 @@ def main() -> None:
     parser.add_argument("--n-claims", type=int, default=200, help="claims whose one-edit candidates are scored")
     parser.add_argument("--bfs-claims", type=int, default=50, help="claims for the end-to-end BFS runs")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--retriever", default="bm25", choices=("bm25", "bm25-plain", "bm25-and"))
+    parser.add_argument("--keep-set", action="store_true", help="the end-to-end BFS also runs keep-set search")
     args = parser.parse_args()
     quiet()
 
     claims, corpus, qrels, source = claims_corpus_qrels(parser, args)
-    retriever = build_retriever(corpus, "bm25")
+    retriever = build_retriever(corpus, args.retriever)
     load_nlp()
     wordnet()
 
@@ -78,7 +82,7 @@ def main() -> None:
 
     # --- end to end: BFS over other claims with 1 and 2 workers
     bfs_claims = claims[args.n_claims : args.n_claims + args.bfs_claims] or claims[: args.bfs_claims]
-    config = BfsConfig()
+    config = BfsConfig(keep_set=args.keep_set)
     bfs_rows: list[list[object]] = []
     outputs = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -103,7 +107,7 @@ def main() -> None:
     text = "\n".join(
         [
             f"### Scoring rewrite candidates: {n_cand:,} one-edit candidates of {len(sample)} claims "
-            f"({source}), BM25 over {len(corpus):,} passages, reward {probe.measure}, one search call per claim",
+            f"({source}), {args.retriever} over {len(corpus):,} passages, reward {probe.measure}, one search call per claim",
             "",
             markdown_table(
                 ["scorer", "candidates/s", "ratio vs raw search"],
@@ -118,20 +122,27 @@ def main() -> None:
             "",
             f"### End-to-end BFS: {len(bfs_claims)} claims, depth {config.max_depth}, min gain "
             f"{config.min_gain:.0%}, random prune {config.random_prune:.0%}, frontier {config.max_frontier}, "
-            f"top {config.top_n}",
+            f"top {config.top_n}{', plus keep-set search' if args.keep_set else ''}",
             "",
             markdown_table(["run", "candidates scored", "seconds", "candidates/s", "claims"], bfs_rows),
             "",
             f"Same output file with 1 and 2 workers: {'yes' if same else 'NO'}. Target: >= 1,000 candidates/s.",
             "",
-            f"Machine: {machine()}. Reproduce: `python benchmarks/bfs_speed.py`",
+            f"Machine: {machine()}. Reproduce: `{shlex.join(['python', 'benchmarks/bfs_speed.py', *sys.argv[1:]])}`",
         ]
     )
+    name = (
+        "bfs_speed"
+        if args.retriever == "bm25" and not args.keep_set
+        else f"bfs_speed_{args.retriever.replace('-', '_')}"
+    )
     publish(
-        "bfs_speed",
+        name,
         text,
         {
             "benchmark": "bfs_speed",
+            "retriever": args.retriever,
+            "keep_set": args.keep_set,
             "candidates_per_s": round(ours_cps),
             "raw_search_per_s": round(raw_cps),
             "env_vs_raw": round(ours_cps / raw_cps, 3),

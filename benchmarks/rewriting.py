@@ -36,7 +36,6 @@ from pathlib import Path
 
 import numpy as np
 from _common import machine, markdown_table, publish, quiet, write_predictions
-from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, StopwordPolicy, TopIdfPolicy, tune_k
 
 from factscout.datasets import data_root, load_dataset
 from factscout.formats.beir import read_claims, read_corpus
@@ -50,6 +49,7 @@ from factscout.rewrite import (
     read_trajectories,
     search_claim,
 )
+from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, StopwordPolicy, TopIdfPolicy, tune_k
 from factscout.rewrite.pointer import PointerConfig
 from factscout.rewrite.policy import (
     ClassifierConfig,
@@ -111,6 +111,12 @@ def main() -> None:
         "--pseudo-claims", type=int, default=0, help="inverse-cloze pseudo-claims for a second pointer row"
     )
     parser.add_argument("--pointer-epochs", type=int, default=12)
+    parser.add_argument(
+        "--pointer-idf",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="idf of the corpus as a token feature",
+    )
     parser.add_argument("--no-dt", action="store_true", help="skip the decision transformer rows")
     parser.add_argument(
         "--max-train", type=int, help="BFS on at most this many training claims (seeded sample; bounds CPU time)"
@@ -192,7 +198,8 @@ def main() -> None:
     # training claims (by a hash of the claim id), which it is not fitted on
     val_ids = {c.claim_id for c in train if zlib.crc32(c.claim_id.encode()) % 10 == 0}
     val_claims = [c for c in train if c.claim_id in val_ids]
-    pointer_config = PointerConfig(max_steps=steps_limit)
+    idf = IdfTable.from_passages(corpus)
+    pointer_config = PointerConfig(max_steps=steps_limit, idf=args.pointer_idf)
 
     def select(policy: object) -> float:
         return float(np.mean([env.reward(c, rewrite(c, policy, max_steps=steps_limit).final) for c in val_claims]))
@@ -201,7 +208,14 @@ def main() -> None:
         fit_trajectories = [tr for tr in trajectories if tr.claim_id not in val_ids] + extra
         stops = [c.text for c in train if c.claim_id not in val_ids and c.text in set(stop_texts)] + extra_stops
         pointer_settings = TrainSettings(epochs=args.pointer_epochs, lr=1e-3)
-        return train_pointer(fit_trajectories, stops, pointer_config, pointer_settings, select=select).policy
+        return train_pointer(
+            fit_trajectories,
+            stops,
+            pointer_config,
+            pointer_settings,
+            select=select,
+            idf=idf if args.pointer_idf else None,
+        ).policy
 
     t = time.perf_counter()
     pointer = fit_pointer([], [])
@@ -225,7 +239,6 @@ def main() -> None:
 
     # keyword baselines: k chosen on (at most 300 of) the training claims
     tune_claims = sample(train, 300)
-    idf = IdfTable.from_passages(corpus)
     k_idf, idf_scores = tune_k(lambda k: TopIdfPolicy(k, idf), tune_claims, env)
     keybert_encoder = state_encoder("minilm")
     k_bert, bert_scores = tune_k(lambda k: KeyBertPolicy(k, keybert_encoder), tune_claims, env)
@@ -336,7 +349,7 @@ def main() -> None:
             f"Step limit of the pointer (95th percentile of the trajectories' lengths): {steps_limit}. Training "
             f"(classifier{'' if args.no_dt else f' + {4 if args.negatives else 2} DTs, {dt_config}'}, frozen MiniLM states, "
             f"{args.epochs} epochs) {train_s:.0f} s; pointer ({training['examples']} states, {training['stop_examples']} "
-            f"with stop, frozen MiniLM token vectors, epoch {training['chosen_epoch']} of {args.pointer_epochs} chosen by "
+            f"with stop, frozen MiniLM token vectors{', idf features' if args.pointer_idf else ''}, epoch {training['chosen_epoch']} of {args.pointer_epochs} chosen by "
             f"rollouts on {len(val_claims)} training claims it is not fitted on) {pointer_s:.0f} s; oracle search "
             f"{oracle_s:.0f} s; on {machine()}.",
             "",

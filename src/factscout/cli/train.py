@@ -199,6 +199,10 @@ def rewrite(
     finetune_encoder: Annotated[
         bool, typer.Option("--finetune-encoder", help="train MiniLM with the policy (slow on CPU)")
     ] = False,
+    corpus: Annotated[
+        Path | None,
+        typer.Option("--corpus", help="pointer: the searched corpus (BEIR JSONL); its idf becomes a token feature"),
+    ] = None,
     layers: Annotated[int, typer.Option(help="dt layers")] = 6,
     heads: Annotated[int, typer.Option(help="dt attention heads")] = 8,
     hidden: Annotated[int | None, typer.Option(help="dt width (768) or classifier hidden units (256)")] = None,
@@ -250,6 +254,8 @@ def rewrite(
     settings = TrainSettings(epochs=epochs, batch_size=batch_size, lr=lr or default_lr, seed=seed)
     result: TrainResult
     if policy == "pointer":
+        from factscout.formats.beir import read_corpus
+        from factscout.rewrite.keywords import IdfTable
         from factscout.training.rewrite_pointer import pointer_stop_claims, step_limit, train_pointer
 
         pconfig = PointerConfig(
@@ -257,9 +263,11 @@ def rewrite(
             max_steps=max_steps or step_limit(found),
             encoder=encoder,
             finetune_encoder=finetune_encoder,
+            idf=corpus is not None,
         )
         stops = pointer_stop_claims(trajectories, read_claims(claims)) if claims else []
-        result = train_pointer(found, stops, pconfig, settings)
+        idf = IdfTable.from_passages(read_corpus(corpus)) if corpus else None
+        result = train_pointer(found, stops, pconfig, settings, idf=idf)
     elif policy == "dt":
         config = DtConfig(
             hidden_size=hidden or 768,

@@ -8,6 +8,7 @@ in ``rewrite/models/`` (``<dataset>-<retriever>``) or a baseline's name.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from dataclasses import asdict
@@ -17,6 +18,7 @@ from typing import Any
 from factscout.errors import DataNotFound, InputError, MissingDependency, UnknownName
 from factscout.nn import require_torch
 from factscout.rewrite.base import REWRITE_POLICIES, RewritePolicy
+from factscout.rewrite.keywords import IdfTable
 from factscout.rewrite.networks import ClassifierConfig, DtConfig, build_net
 from factscout.rewrite.pointer import PointerConfig, PointerPolicy, build_pointer_net
 from factscout.rewrite.policies import (
@@ -31,6 +33,7 @@ POLICY_FORMAT = "factscout-rewrite-policy"
 POLICY_VERSION = 1
 CONFIG_FILE = "policy.json"
 WEIGHTS_FILE = "weights.safetensors"
+IDF_FILE = "idf.json.gz"  # a pointer policy's document frequencies of the corpus it was trained for
 SHIPPED_DIR = Path(__file__).parent / "models"  # trained policies that ship, one folder per <dataset>-<retriever>
 _TORCH_HINT = "learned rewrite policies need torch and transformers: pip install 'factscout[dense]'"
 
@@ -67,6 +70,9 @@ def save_policy(policy: RewritePolicy, directory: str | os.PathLike[str]) -> Pat
         }
         save_file(state, str(root / WEIGHTS_FILE))
         meta |= {"policy": policy.kind, "config": asdict(policy.config), "weights": WEIGHTS_FILE}
+        if isinstance(policy, PointerPolicy) and policy.idf is not None:
+            with gzip.open(root / IDF_FILE, "wt", encoding="utf-8") as f:
+                json.dump({"n_docs": policy.idf.n_docs, "df": dict(sorted(policy.idf.df.items()))}, f)
         meta["training"] = policy.training
     elif isinstance(policy, RandomEditPolicy):
         meta |= {"policy": "random", "config": {"seed": policy.seed}}
@@ -76,6 +82,18 @@ def save_policy(policy: RewritePolicy, directory: str | os.PathLike[str]) -> Pat
         raise InputError(f"cannot save a policy of type {type(policy).__name__}")
     (root / CONFIG_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     return root
+
+
+def _load_idf(root: Path) -> IdfTable:
+    path = root / IDF_FILE
+    if not path.is_file():
+        raise DataNotFound(f"this policy uses idf features but {path} is missing")
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            data = json.load(f)
+        return IdfTable(int(data["n_docs"]), {str(t): int(c) for t, c in data["df"].items()})
+    except (OSError, EOFError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f"idf table {path} is corrupt: {exc}") from None
 
 
 def _frozen_encoder(policy: RewritePolicy, key: str) -> bool:
@@ -126,6 +144,10 @@ def load_policy(path: str | os.PathLike[str]) -> RewritePolicy:
         net.load_state_dict(state)
     except (OSError, RuntimeError, ValueError, KeyError, SafetensorError) as exc:
         raise InputError(f"rewrite policy weights {weights} are corrupt or do not fit the config: {exc}") from None
+    if isinstance(config, PointerConfig):
+        return PointerPolicy(
+            config, net, meta.get("training") or {}, _load_idf(config_path.parent) if config.idf else None
+        )
     policy = POLICIES[kind](config, net, meta.get("training"))  # type: ignore[arg-type]
     return policy
 

@@ -12,6 +12,8 @@ generalises across positions: "remove" scores any token the way it scored simila
 elsewhere. ``h_p`` comes from MiniLM's contextual token vectors (the word pieces of spaCy token p
 averaged, so positions are the action space's), concatenated with cheap tags of the token (its
 part of speech, stop word, digits, capitalisation, relative position, which edits it allows),
+and, with ``idf``, the word's idf in the searched corpus: the statistic the top-k-IDF keyword
+baseline ranks by, which the policy then weighs with everything else; it is saved with the policy),
 projected and passed through a small transformer encoder over the query's tokens. A 129th output
 is **stop**, scored from the pooled token states and the number of edits made so far: the policy
 ends its own rewrite (never by reading qrels), so it can make no edit where the claim is already
@@ -25,6 +27,7 @@ cached per query); ``finetune_encoder`` trains it with the head.
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,6 +39,7 @@ from factscout.errors import InputError, UnknownName
 from factscout.nn import require_torch
 from factscout.rewrite.actions import EDIT_KINDS, MAX_POSITIONS, N_ACTIONS, ParsedQuery, parse
 from factscout.rewrite.base import REWRITE_POLICIES, Episode, RewardMode, check_positive
+from factscout.rewrite.keywords import IdfTable
 
 STOP = N_ACTIONS  # the 129th output: end the rewrite
 TOKEN_ENCODERS = ("minilm", "hashing")
@@ -43,7 +47,7 @@ _UPOS = (
     "ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART",
     "PRON", "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X",
 )  # fmt: skip
-N_FEATURES = len(_UPOS) + 5 + len(EDIT_KINDS)
+N_FEATURES = len(_UPOS) + 5 + len(EDIT_KINDS) + 2  # the last two: idf of the word, and whether it is known
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +61,7 @@ class PointerConfig:
     max_steps: int = 4
     encoder: str = "minilm"
     finetune_encoder: bool = False
+    idf: bool = False  # token features include the idf of the searched corpus (saved with the policy)
 
     def __post_init__(self) -> None:
         check_positive("PointerConfig", hidden=self.hidden, layers=self.layers, heads=self.heads)
@@ -83,9 +88,11 @@ def token_spans(parsed: ParsedQuery) -> list[tuple[int, int]]:
     return spans
 
 
-def token_features(parsed: ParsedQuery) -> np.ndarray:
+def token_features(parsed: ParsedQuery, idf: IdfTable | None = None) -> np.ndarray:
     """(tokens, N_FEATURES) tags of the first 32 tokens: one-hot part of speech, stop word, no
-    letter or digit, has a digit, capitalised, relative position, and the edits allowed."""
+    letter or digit, has a digit, capitalised, relative position, the edits allowed and, with an
+    ``idf`` table of the searched corpus, the word's idf (scaled by the largest possible) and
+    whether the corpus has it (both 0 without a table)."""
     tokens = parsed.tokens[:MAX_POSITIONS]
     out = np.zeros((len(tokens), N_FEATURES), dtype=np.float32)
     base = len(_UPOS)
@@ -99,6 +106,10 @@ def token_features(parsed: ParsedQuery) -> np.ndarray:
         out[i, base + 4] = i / max(len(tokens) - 1, 1)
         for k, kind in enumerate(EDIT_KINDS):
             out[i, base + 5 + k] = float(kind in tok.allowed)
+        if idf is not None:
+            value = idf.word_idf(tok.text)
+            out[i, -2] = value / math.log(1 + (idf.n_docs + 0.5) / 1.5)
+            out[i, -1] = float(value > 0)
     return out
 
 
@@ -195,6 +206,7 @@ class PointerPolicy:
     config: PointerConfig = field(default_factory=PointerConfig)
     net: Any = None
     training: dict[str, Any] = field(default_factory=dict)
+    idf: IdfTable | None = None
     kind: str = field(default="pointer", init=False)
     name: str = field(default="pointer", init=False)
     reward: RewardMode = field(default="dense", init=False)
@@ -202,6 +214,8 @@ class PointerPolicy:
     _cache: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.config.idf and self.idf is None:
+            raise InputError("this pointer policy uses idf features: give it the searched corpus's IdfTable")
         if self.net is None:
             self.net = build_pointer_net(self.config)
         self.net.eval()
@@ -226,7 +240,7 @@ class PointerPolicy:
         features = torch.zeros(len(parsed), MAX_POSITIONS, N_FEATURES)
         valid = torch.zeros(len(parsed), MAX_POSITIONS, dtype=torch.bool)
         for b, p in enumerate(parsed):
-            f = token_features(p)
+            f = token_features(p, self.idf if self.config.idf else None)
             features[b, : len(f)] = torch.from_numpy(f)
             valid[b, : len(f)] = True
         return self.vectors(parsed, grad=grad), features, valid

@@ -38,6 +38,7 @@ from factscout.nn import require_torch
 from factscout.records import Claim
 from factscout.rewrite.actions import MAX_POSITIONS, N_ACTIONS, action_mask, parse
 from factscout.rewrite.keepset import align_tokens
+from factscout.rewrite.keywords import IdfTable
 from factscout.rewrite.pointer import STOP, PointerConfig, PointerPolicy
 from factscout.rewrite.trajectories import Trajectory, manifest_path
 from factscout.training.loop import optimizer_step
@@ -150,6 +151,7 @@ def train_pointer(
     select: Callable[[PointerPolicy], float] | None = None,
     validation: float = 0.1,
     commuting_removals: bool = False,
+    idf: IdfTable | None = None,
 ) -> TrainResult:
     """Fit a :class:`PointerPolicy` (seeded). The epoch kept is the one ``select`` scores best
     when given (all examples are fitted); otherwise a ``validation`` share of the claims is held
@@ -161,7 +163,7 @@ def train_pointer(
     examples = pointer_examples(trajectories, stop_claims, commuting_removals=commuting_removals)
     if not examples:
         raise InputError("no usable trajectories or stop claims to train on")
-    policy = PointerPolicy(config)
+    policy = PointerPolicy(config, idf=idf)
     net = policy.net
     parsed = [parse(e.query) for e in examples]
     steps = torch.tensor([e.step for e in examples])
