@@ -50,7 +50,7 @@ from factscout.rewrite import (
     search_claim,
 )
 from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, StopwordPolicy, TopIdfPolicy, tune_k
-from factscout.rewrite.pointer import PointerConfig
+from factscout.rewrite.pointer import PointerConfig, PointerPolicy
 from factscout.rewrite.policy import (
     ClassifierConfig,
     DtConfig,
@@ -66,6 +66,7 @@ from factscout.training.rewrite_pointer import pointer_stop_claims, step_limit, 
 from factscout.verify.stance import MODEL_DIR
 
 MEASURES = ("AP@50", "R@50", "RR")
+STOP_MARGINS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)  # the pointer's stop margins tried on the validation claims
 RETRIEVER_NAMES = {
     "bm25": "tuned BM25",
     "bm25-plain": "BM25 with Elasticsearch's defaults",
@@ -204,11 +205,11 @@ def main() -> None:
     def select(policy: object) -> float:
         return float(np.mean([env.reward(c, rewrite(c, policy, max_steps=steps_limit).final) for c in val_claims]))
 
-    def fit_pointer(extra: list, extra_stops: list[str]) -> object:
+    def fit_pointer(extra: list, extra_stops: list[str]) -> PointerPolicy:
         fit_trajectories = [tr for tr in trajectories if tr.claim_id not in val_ids] + extra
         stops = [c.text for c in train if c.claim_id not in val_ids and c.text in set(stop_texts)] + extra_stops
         pointer_settings = TrainSettings(epochs=args.pointer_epochs, lr=1e-3)
-        return train_pointer(
+        return train_pointer(  # type: ignore[return-value]
             fit_trajectories,
             stops,
             pointer_config,
@@ -217,8 +218,23 @@ def main() -> None:
             idf=idf if args.pointer_idf else None,
         ).policy
 
+    def with_margin(policy: PointerPolicy) -> PointerPolicy:
+        """The policy with the stop margin that scores best on the validation claims (ties: the
+        more cautious, larger margin)."""
+        tried = {}
+        for margin in STOP_MARGINS:
+            policy.config = replace(policy.config, stop_margin=margin)
+            tried[margin] = select(policy)
+        best = max(STOP_MARGINS, key=lambda m: (round(tried[m], 6), m))
+        policy.config = replace(policy.config, stop_margin=best)
+        policy.training["stop_margin"] = {
+            "chosen": best,
+            "validation AP@50": {str(m): round(v, 4) for m, v in tried.items()},
+        }
+        return policy
+
     t = time.perf_counter()
-    pointer = fit_pointer([], [])
+    pointer = with_margin(fit_pointer([], []))
     pointer_s = time.perf_counter() - t
     pseudo_note = ""
     if args.pseudo_claims:
@@ -230,7 +246,7 @@ def main() -> None:
             pseudo_summary = generate_trajectories(pseudo.claims, pseudo_env, out, config, workers=args.workers)
             pseudo_trajectories = [tr for tr in read_trajectories(out) if not tr.negative]
             pseudo_stops = pointer_stop_claims(out, pseudo.claims)
-        pointer_pseudo = fit_pointer(pseudo_trajectories, pseudo_stops)
+        pointer_pseudo = with_margin(fit_pointer(pseudo_trajectories, pseudo_stops))
         pseudo_note = (
             f"Pseudo-claims: {len(pseudo.claims)} inverse-cloze sentences of the corpus (searched on a training copy "
             f"of the index without them), BFS {pseudo_summary.statuses}, {len(pseudo_trajectories)} trajectories; "
@@ -350,7 +366,7 @@ def main() -> None:
             f"(classifier{'' if args.no_dt else f' + {4 if args.negatives else 2} DTs, {dt_config}'}, frozen MiniLM states, "
             f"{args.epochs} epochs) {train_s:.0f} s; pointer ({training['examples']} states, {training['stop_examples']} "
             f"with stop, frozen MiniLM token vectors{', idf features' if args.pointer_idf else ''}, epoch {training['chosen_epoch']} of {args.pointer_epochs} chosen by "
-            f"rollouts on {len(val_claims)} training claims it is not fitted on) {pointer_s:.0f} s; oracle search "
+            f"rollouts on {len(val_claims)} training claims it is not fitted on, stop margin {pointer.config.stop_margin} chosen there from {list(STOP_MARGINS)}) {pointer_s:.0f} s; oracle search "
             f"{oracle_s:.0f} s; on {machine()}.",
             "",
             *([pseudo_note, ""] if pseudo_note else []),

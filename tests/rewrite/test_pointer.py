@@ -2,6 +2,7 @@
 behaviour-cloning examples, training, save/load and the CLI, with the model-free hashing
 token encoder so the tests stay fast."""
 
+import dataclasses
 import json
 
 import pytest
@@ -84,6 +85,21 @@ class TestHead:
         six = Episode((C1.text,) * 7, (96,) * 6, (1.0,) * 7, action_mask(C1.text))
         assert policy.choose(six) is None  # max_steps = 6
         assert policy.choose(Episode((C1.text,), (), (1.0,), (False,) * N_ACTIONS)) is None
+
+    def test_stop_margin_makes_the_policy_cautious(self):
+        policy = PointerPolicy(TINY)
+        episode = Episode((C1.text,), (), (1.0,), action_mask(C1.text))
+        logits = policy.logits([C1.text], [0])[0]
+        best = float(logits[:STOP].masked_fill(~torch.tensor(episode.mask), float("-inf")).max())
+        gap = best - float(logits[STOP])
+        policy.config = dataclasses.replace(TINY, stop_margin=abs(gap) + 1.0)
+        assert policy.choose(episode) is None
+        with torch.no_grad():
+            policy.net.stop[-1].bias.fill_(-1e4)
+        chosen = policy.choose(episode)
+        assert chosen is not None and episode.mask[chosen]
+        with pytest.raises(InputError, match="stop_margin"):
+            dataclasses.replace(TINY, stop_margin=-1.0)
 
     def test_token_spans_round_trip_and_features(self):
         parsed = parse("7-day-old adults, in 2020 (IL-6) rose.")
@@ -244,3 +260,29 @@ def test_the_page_editor_picks_the_policy_made_for_the_index(tmp_path, monkeypat
     assert io.policy_for_index("bm25", "scifact") == "averitec-bm25"  # never the "-dt" variant by suffix
     assert io.policy_for_index("hybrid", "scifact") == "random"
     assert io.policy_for_index(None) == "random"
+
+
+def test_idf_features_and_their_round_trip(tmp_path):
+    from factscout.rewrite.keywords import IdfTable
+
+    idf = IdfTable.from_texts(["solar panels", "solar weather report", "report of the committee", "cats"])
+    parsed = parse(C1.text)
+    with_idf, without = token_features(parsed, idf), token_features(parsed)
+    assert (without[:, -2:] == 0).all()
+    committee, solar = with_idf[0, -2], with_idf[3, -2]
+    assert committee > solar > 0 and with_idf[0, -1] == 1.0  # df 1 < df 2
+    assert token_features(parse("zebra solar"), idf)[0, -2:].tolist() == [0.0, 0.0]  # not in the corpus
+    config = PointerConfig(hidden=16, heads=2, encoder="hashing", idf=True)
+    with pytest.raises(InputError, match="IdfTable"):
+        PointerPolicy(config)
+    policy = PointerPolicy(config, idf=idf)
+    folder = save_policy(policy, tmp_path / "idf")
+    loaded = load_policy(folder)
+    assert loaded.idf.df == idf.df and loaded.idf.n_docs == 4
+    assert torch.allclose(policy.logits([C1.text], [0]), loaded.logits([C1.text], [0]), atol=2e-2)
+    (folder / "idf.json.gz").write_bytes(b"not gzip")
+    with pytest.raises(InputError, match="corrupt"):
+        load_policy(folder)
+    (folder / "idf.json.gz").unlink()
+    with pytest.raises(DataNotFound, match="idf"):
+        load_policy(folder)

@@ -17,7 +17,9 @@ baseline ranks by, which the policy then weighs with everything else; it is save
 projected and passed through a small transformer encoder over the query's tokens. A 129th output
 is **stop**, scored from the pooled token states and the number of edits made so far: the policy
 ends its own rewrite (never by reading qrels), so it can make no edit where the claim is already
-the best query and many where an endpoint needs them (``max_steps`` follows the endpoint).
+the best query and many where an endpoint needs them (``max_steps`` follows the endpoint). An edit
+is taken only when its logit beats stop's by more than ``stop_margin`` (0: plain argmax), a
+knob chosen on validation claims that makes the policy as cautious as the endpoint requires.
 
 Training (behaviour cloning on BFS and keep-set trajectories, with stop examples) is in
 :mod:`factscout.training.rewrite_pointer`. The MiniLM encoder is frozen by default (token vectors
@@ -62,6 +64,7 @@ class PointerConfig:
     encoder: str = "minilm"
     finetune_encoder: bool = False
     idf: bool = False  # token features include the idf of the searched corpus (saved with the policy)
+    stop_margin: float = 0.0  # edit only when the best edit's logit beats stop's by more than this
 
     def __post_init__(self) -> None:
         check_positive("PointerConfig", hidden=self.hidden, layers=self.layers, heads=self.heads)
@@ -70,6 +73,8 @@ class PointerConfig:
             raise InputError(f"hidden {self.hidden} is not divisible by heads {self.heads}")
         if not 0.0 <= self.dropout < 1.0:
             raise InputError(f"dropout must be in [0, 1), got {self.dropout!r}")
+        if not self.stop_margin >= 0.0:
+            raise InputError(f"stop_margin must be >= 0, got {self.stop_margin!r}")
         if self.encoder not in TOKEN_ENCODERS:
             raise UnknownName("token encoder", self.encoder, TOKEN_ENCODERS)
         if self.finetune_encoder and self.encoder != "minilm":
@@ -257,9 +262,9 @@ class PointerPolicy:
             return None
         torch = require_torch("learned rewrite policies")
         logits = self.logits([episode.queries[-1]], [episode.step])[0]
-        mask = torch.tensor([*episode.mask, True])
-        choice = int(torch.argmax(logits.masked_fill(~mask, float("-inf"))).item())
-        return None if choice == STOP else choice
+        edits = logits[:STOP].masked_fill(~torch.tensor(episode.mask), float("-inf"))
+        choice = int(torch.argmax(edits).item())
+        return choice if float(edits[choice] - logits[STOP]) > self.config.stop_margin else None
 
 
 REWRITE_POLICIES.register("pointer")(PointerPolicy)
