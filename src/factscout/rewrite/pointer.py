@@ -44,6 +44,7 @@ from factscout.rewrite.base import REWRITE_POLICIES, Episode, RewardMode, check_
 from factscout.rewrite.keywords import IdfTable
 
 STOP = N_ACTIONS  # the 129th output: end the rewrite
+CACHE_SIZE = 20_000  # token-vector matrices kept per policy (24 KB each, oldest dropped first)
 TOKEN_ENCODERS = ("minilm", "hashing")
 _UPOS = (
     "ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART",
@@ -237,7 +238,10 @@ class PointerPolicy:
                 out = self.net.encoder(chunk).numpy()
             for p, row in zip(chunk, out, strict=True):
                 self._cache[p.text] = row.astype(np.float16)
-        return torch.from_numpy(np.stack([self._cache[p.text] for p in parsed]).astype(np.float32))
+        out = torch.from_numpy(np.stack([self._cache[p.text] for p in parsed]).astype(np.float32))
+        while len(self._cache) > CACHE_SIZE:  # a long-running service sees ever new queries
+            del self._cache[next(iter(self._cache))]
+        return out
 
     def inputs(self, parsed: Sequence[ParsedQuery], *, grad: bool = False) -> tuple[Any, Any, Any]:
         """(vectors, features, valid) of a batch of parsed queries."""

@@ -22,7 +22,6 @@ reward of rollouts on validation claims) when given, otherwise the last epoch is
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import logging
@@ -195,6 +194,7 @@ def train_pointer(
     losses: list[float] = []
     scores: list[float] = []
     best_score, best_state = float("-inf"), None
+    trained = {k for k in net.state_dict() if config.finetune_encoder or not k.startswith("encoder.")}
     for _ in range(settings.epochs):
         net.train()
         order = fit_idx[torch.randperm(len(fit_idx), generator=generator)]
@@ -217,9 +217,10 @@ def train_pointer(
                 score = -float(batch_loss(torch.tensor(val, dtype=torch.long)).item())
         scores.append(score)
         if score > best_score:
-            best_score, best_state = score, copy.deepcopy(net.state_dict())
+            # the frozen MiniLM never changes: keep a copy of the trained weights only
+            best_score, best_state = score, {k: v.detach().clone() for k, v in net.state_dict().items() if k in trained}
     if best_state is not None:
-        net.load_state_dict(best_state)
+        net.load_state_dict(best_state, strict=False)
     net.eval()
     seconds = time.perf_counter() - start
     stops = sum(STOP in e.targets for e in examples)
