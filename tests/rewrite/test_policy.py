@@ -275,7 +275,7 @@ class TestSaveLoad:
         (folder / "policy.json").write_text(
             json.dumps({"format": "factscout-rewrite-policy", "version": 1, "policy": "x"})
         )
-        with pytest.raises(UnknownName, match="classifier, dt, original, pointer, random"):
+        with pytest.raises(UnknownName, match="classifier, dt, original, pointer, random, ranker"):
             load_policy(folder)
 
 

@@ -60,6 +60,7 @@ def rewrite(
     from factscout.retrieve.index import read_manifest
     from factscout.rewrite.environment import SearchEnvironment
     from factscout.rewrite.policy import make_policy, rewrite_all, shipped_policies
+    from factscout.rewrite.ranker import RankerPolicy
     from factscout.rewrite.policy import rewrite as rewrite_claim
 
     if (claim is None) == (claims is None):
@@ -76,7 +77,10 @@ def rewrite(
         )
     read_manifest(index)
     engine = make_policy(policy, seed=seed)
-    env = SearchEnvironment(load_index(index), read_qrels(qrels), reward) if qrels is not None else None
+    searched = load_index(index) if qrels is not None or isinstance(engine, RankerPolicy) else None
+    if isinstance(engine, RankerPolicy):  # it plans by searching the index it rewrites for
+        engine = engine.bind(searched)
+    env = SearchEnvironment(searched, read_qrels(qrels), reward) if searched is not None and qrels is not None else None
     if claim is not None:
         if not claim.strip():
             raise typer.BadParameter("the claim is empty")

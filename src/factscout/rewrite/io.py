@@ -2,7 +2,9 @@
 
 A policy is saved to a folder: ``policy.json`` (format, version, the policy's registered name,
 its configuration, training notes) and, for the learned ones, ``weights.safetensors`` (the torch
-state dict in float16). :func:`make_policy` takes such a folder, the name of a policy that ships
+state dict in float16), or for the ``ranker`` ``ranker.npz`` (plain arrays, no pickles) with
+``idf.json.gz``. A ranker searches the endpoint it rewrites for: :func:`make_policy` binds it to
+the ``retriever`` it is given. :func:`make_policy` takes such a folder, the name of a policy that ships
 in ``rewrite/models/`` (``<dataset>-<retriever>``) or a baseline's name.
 """
 
@@ -11,9 +13,12 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import zipfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from factscout.errors import DataNotFound, InputError, MissingDependency, UnknownName
 from factscout.nn import require_torch
@@ -28,12 +33,14 @@ from factscout.rewrite.policies import (
     OriginalPolicy,
     RandomEditPolicy,
 )
+from factscout.rewrite.ranker import RankerConfig, RankerPolicy, TokenModel, Trees
 
 POLICY_FORMAT = "factscout-rewrite-policy"
 POLICY_VERSION = 1
 CONFIG_FILE = "policy.json"
 WEIGHTS_FILE = "weights.safetensors"
-IDF_FILE = "idf.json.gz"  # a pointer policy's document frequencies of the corpus it was trained for
+IDF_FILE = "idf.json.gz"  # a pointer or ranker policy's document frequencies of the corpus it was trained for
+RANKER_FILE = "ranker.npz"  # a ranker policy's token model and trees
 SHIPPED_DIR = Path(__file__).parent / "models"  # trained policies that ship, one folder per <dataset>-<retriever>
 _TORCH_HINT = "learned rewrite policies need torch and transformers: pip install 'factscout[dense]'"
 
@@ -60,7 +67,11 @@ def save_policy(policy: RewritePolicy, directory: str | os.PathLike[str]) -> Pat
     root = Path(directory)
     root.mkdir(parents=True, exist_ok=True)
     meta: dict[str, Any] = {"format": POLICY_FORMAT, "version": POLICY_VERSION}
-    if isinstance(policy, LearnedPolicy | PointerPolicy):
+    if isinstance(policy, RankerPolicy):
+        _save_ranker(policy, root)
+        meta |= {"policy": "ranker", "config": asdict(policy.config), "weights": RANKER_FILE}
+        meta["training"] = policy.training
+    elif isinstance(policy, LearnedPolicy | PointerPolicy):
         from safetensors.torch import save_file
 
         state = {
@@ -71,8 +82,7 @@ def save_policy(policy: RewritePolicy, directory: str | os.PathLike[str]) -> Pat
         save_file(state, str(root / WEIGHTS_FILE))
         meta |= {"policy": policy.kind, "config": asdict(policy.config), "weights": WEIGHTS_FILE}
         if isinstance(policy, PointerPolicy) and policy.idf is not None:
-            with gzip.open(root / IDF_FILE, "wt", encoding="utf-8") as f:
-                json.dump({"n_docs": policy.idf.n_docs, "df": dict(sorted(policy.idf.df.items()))}, f)
+            _save_idf(policy.idf, root)
         meta["training"] = policy.training
     elif isinstance(policy, RandomEditPolicy):
         meta |= {"policy": "random", "config": {"seed": policy.seed}}
@@ -82,6 +92,57 @@ def save_policy(policy: RewritePolicy, directory: str | os.PathLike[str]) -> Pat
         raise InputError(f"cannot save a policy of type {type(policy).__name__}")
     (root / CONFIG_FILE).write_text(json.dumps(meta, indent=1) + "\n")
     return root
+
+
+def _save_idf(idf: IdfTable, root: Path) -> None:
+    with gzip.open(root / IDF_FILE, "wt", encoding="utf-8") as f:
+        json.dump({"n_docs": idf.n_docs, "df": dict(sorted(idf.df.items()))}, f)
+
+
+def _save_ranker(policy: RankerPolicy, root: Path) -> None:
+    tokens, trees = policy.tokens, policy.trees
+    arrays = {
+        "token_mean": tokens.mean,
+        "token_scale": tokens.scale,
+        "token_coef": tokens.coef,
+        "token_intercept": np.array([tokens.intercept]),
+        "tree_feature": trees.feature,
+        "tree_threshold": trees.threshold,
+        "tree_left": trees.left,
+        "tree_right": trees.right,
+        "tree_value": trees.value,
+        "tree_roots": trees.roots,
+        "tree_init_rate": np.array([trees.init, trees.rate]),
+    }
+    with open(root / RANKER_FILE, "wb") as f:
+        np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+    _save_idf(policy.idf, root)
+
+
+def _load_ranker(config: RankerConfig, root: Path, training: dict[str, Any]) -> RankerPolicy:
+    path = root / RANKER_FILE
+    if not path.is_file():
+        raise DataNotFound(f"rewrite policy weights {path} are missing")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            a = {k: z[k] for k in z.files}
+        tokens = TokenModel(a["token_mean"], a["token_scale"], a["token_coef"], float(a["token_intercept"][0]))
+        init, rate = (float(v) for v in a["tree_init_rate"])
+        trees = Trees(
+            a["tree_feature"].astype(np.int32),
+            a["tree_threshold"].astype(np.float64),
+            a["tree_left"].astype(np.int32),
+            a["tree_right"].astype(np.int32),
+            a["tree_value"].astype(np.float64),
+            a["tree_roots"].astype(np.int32),
+            init,
+            rate,
+        )
+    except InputError as exc:
+        raise InputError(f"rewrite policy weights {path} do not fit a ranker: {exc}") from None
+    except (OSError, ValueError, KeyError, IndexError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+        raise InputError(f"rewrite policy weights {path} are corrupt: {exc}") from None
+    return RankerPolicy(config, tokens, trees, _load_idf(root), training=training)
 
 
 def _load_idf(root: Path) -> IdfTable:
@@ -121,6 +182,12 @@ def load_policy(path: str | os.PathLike[str]) -> RewritePolicy:
     settings = meta.get("config") or {}
     if kind in BASELINES:
         return RandomEditPolicy(**settings) if kind == "random" else OriginalPolicy()
+    if kind == "ranker":
+        try:
+            ranker_config = RankerConfig(**settings)
+        except TypeError as exc:
+            raise InputError(f"bad configuration in {config_path}: {exc}") from None
+        return _load_ranker(ranker_config, config_path.parent, meta.get("training") or {})
     if kind not in POLICIES:
         REWRITE_POLICIES[kind]  # an unknown name: the registry's error lists the valid ones
         raise InputError(f"{config_path}: a {kind!r} policy is not saved in files")
@@ -176,15 +243,20 @@ def policy_for_index(retriever: str | None, source: str | None = None) -> str:
     return (named or made_for_list)[0]
 
 
-def make_policy(spec: str | os.PathLike[str], *, seed: int = 0) -> RewritePolicy:
+def make_policy(spec: str | os.PathLike[str], *, seed: int = 0, retriever: Any = None) -> RewritePolicy:
     """A policy from a saved folder, a shipped policy by name (:func:`shipped_policies`), or a
     baseline by name (``original``, ``random``). A folder of that name in the working directory
-    wins over a shipped name."""
+    wins over a shipped name. A ``ranker`` policy is bound to ``retriever`` (the endpoint it
+    searches while it plans); without one it refuses to rewrite, with a message saying so."""
     if isinstance(spec, str) and not Path(spec).exists():
         if spec in BASELINES:
             return RandomEditPolicy(seed) if spec == "random" else OriginalPolicy()
         if spec in shipped_policies():
-            return load_policy(SHIPPED_DIR / spec)
+            return _bound(load_policy(SHIPPED_DIR / spec), retriever)
         if os.sep not in spec and "." not in spec:
             raise UnknownName("rewrite policy", spec, [*shipped_policies(), *BASELINES])
-    return load_policy(spec)
+    return _bound(load_policy(spec), retriever)
+
+
+def _bound(policy: RewritePolicy, retriever: Any) -> RewritePolicy:
+    return policy.bind(retriever) if isinstance(policy, RankerPolicy) and retriever is not None else policy

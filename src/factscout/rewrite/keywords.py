@@ -231,7 +231,7 @@ def _glues(current: ParsedQuery, at: int, after: str) -> bool:
     return standard_tokens(after) != standard_tokens(rest)
 
 
-class _KeepSetPolicy:
+class KeepSetPolicy:
     """The shared ``choose``: a keep-set from the claim (cached per claim text), then removals."""
 
     name: str
@@ -273,7 +273,7 @@ def _first_k(ranked: Iterable[tuple[Any, int, str]], k: int) -> frozenset[int]:
 
 
 @dataclass(frozen=True, slots=True)
-class StopwordPolicy(_KeepSetPolicy):
+class StopwordPolicy(KeepSetPolicy):
     """Stop-word removal: keep every token that is not a stop word or punctuation."""
 
     name: str = field(default="stopwords", init=False)
@@ -339,7 +339,7 @@ class IdfTable:
 
 
 @dataclass(frozen=True, slots=True)
-class TopIdfPolicy(_KeepSetPolicy):
+class TopIdfPolicy(KeepSetPolicy):
     """Keep the ``k`` content tokens (:func:`is_content`) with the highest IDF in ``idf``; ties go
     to the earlier token, and a word repeated in the claim (same lower-cased text) counts once."""
 
@@ -372,7 +372,7 @@ def is_candidate(token: Token) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class KeyBertPolicy(_KeepSetPolicy):
+class KeyBertPolicy(KeepSetPolicy):
     """KeyBERT (Grootendorst 2020) with unigram candidates: embed the claim and each candidate word
     (:func:`is_candidate`, lower-cased) with ``encoder`` and keep the ``k`` words most similar to
     the claim (cosine; ties go to the earlier word; a repeated word counts once, its first

@@ -74,7 +74,7 @@ class Service:
             policy = policy_for_index(
                 info.get("retriever") or getattr(self.retriever, "name", None), info.get("source")
             )
-        self.policy = make_policy(policy) if isinstance(policy, str | os.PathLike) else policy
+        self.policy = make_policy(policy, retriever=self.retriever) if isinstance(policy, str | os.PathLike) else policy
         self.max_rewrite_steps = max_rewrite_steps
         self.env = None
         if qrels:

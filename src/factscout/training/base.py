@@ -47,3 +47,8 @@ _add("qgen", "qgen", "the qgen query generator")
 _add("dense", "dense", "the dense retriever's encoder adapter (LoRA over MiniLM)")
 _add("verdict-aggregator", "verdict_aggregator", "the learned verdict aggregator (top-k stances -> calibrated verdict)")
 _add("rewrite", "rewrite", "a rewrite policy (decision transformer or one-action classifier) from BFS trajectories")
+_add(
+    "rewrite-ranker",
+    "rewrite_ranker",
+    "the candidate-ranking rewrite policy (learned from the endpoint's rewards; no trajectories)",
+)
