@@ -28,11 +28,46 @@ from factscout.rewrite.ranker import (
 )
 from factscout.training.rewrite_ranker import RankerSettings, fit_trees, train_ranker
 
-NOUNS = (
-    "falcon granite harbor lantern meadow orchid pepper quartz saddle tunnel violin walnut anchor "
-    "basket candle dolphin engine feather glacier hammer island jacket kettle ladder magnet needle "
-    "oyster parrot rocket silver tomato umbrella velvet wagon yogurt zipper bamboo cactus"
-).split()
+NOUNS = [
+    "falcon",
+    "granite",
+    "harbor",
+    "lantern",
+    "meadow",
+    "orchid",
+    "pepper",
+    "quartz",
+    "saddle",
+    "tunnel",
+    "violin",
+    "walnut",
+    "anchor",
+    "basket",
+    "candle",
+    "dolphin",
+    "engine",
+    "feather",
+    "glacier",
+    "hammer",
+    "island",
+    "jacket",
+    "kettle",
+    "ladder",
+    "magnet",
+    "needle",
+    "oyster",
+    "parrot",
+    "rocket",
+    "silver",
+    "tomato",
+    "umbrella",
+    "velvet",
+    "wagon",
+    "yogurt",
+    "zipper",
+    "bamboo",
+    "cactus",
+]
 
 
 def world() -> tuple[list[Passage], list[Claim], dict[str, dict[str, int]]]:

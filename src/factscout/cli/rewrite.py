@@ -60,8 +60,8 @@ def rewrite(
     from factscout.retrieve.index import read_manifest
     from factscout.rewrite.environment import SearchEnvironment
     from factscout.rewrite.policy import make_policy, rewrite_all, shipped_policies
-    from factscout.rewrite.ranker import RankerPolicy
     from factscout.rewrite.policy import rewrite as rewrite_claim
+    from factscout.rewrite.ranker import RankerPolicy
 
     if (claim is None) == (claims is None):
         raise typer.BadParameter("give exactly one of a CLAIM argument or --input FILE (--claims)")
