@@ -6,7 +6,7 @@ import datetime as dt
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factscout.datasets import sentence_windows, sentences_of, split_document, split_passages
@@ -120,3 +120,13 @@ def test_split_passages_windows_long_passages_and_keeps_short_ones():
     assert all(p.doc_id == "d2" and p.published == dt.date(2021, 5, 1) and p.url == "https://x" for p in out[1:])
     with pytest.raises(InputError):
         split_passages([short], window=2, stride=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZ.. 1é-", max_size=40), st.integers(min_value=0, max_value=40))
+def test_last_word_is_what_the_regex_finds(text, end):  # blocks have no line break: the splitter cut there
+    from factscout.datasets.passages import _last_word
+
+    end = min(end, len(text))
+    found = re.search(r"([A-Za-z][A-Za-z.]*)$", text[:end])
+    assert _last_word(text, end) == (found.group(1) if found else "")

@@ -31,8 +31,18 @@ _ABBREVIATIONS = frozenset(
 _NUMBER_ABBREVIATIONS = frozenset({"no", "nos", "fig", "figs", "vol", "eq", "sec", "art", "ch", "pp"})
 # Sentence-final punctuation (and closing quotes/brackets), whitespace, then a plausible sentence start.
 _BOUNDARY = re.compile(r"""([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")
-_LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 _LINE_BREAK = re.compile(r"[\r\n]+")
+
+
+def _last_word(text: str, end: int) -> str:
+    """The last word of ``text[:end]``: what ``re.search(r"[A-Za-z][A-Za-z.]*$", text[:end])``
+    finds (ASCII letters and full stops, from a letter on; "" when there is none), by walking back
+    from ``end``: the regex search cost O(len(text)) per sentence boundary, most of the time of
+    splitting a corpus."""
+    start = end
+    while start and (text[start - 1] == "." or (text[start - 1].isascii() and text[start - 1].isalpha())):
+        start -= 1
+    return text[start:end].lstrip(".")
 
 
 def _is_abbreviation(block: str, boundary: re.Match[str]) -> bool:
@@ -40,10 +50,10 @@ def _is_abbreviation(block: str, boundary: re.Match[str]) -> bool:
     end = boundary.start(1)
     if block[end] != "." or boundary.end(1) != end + 1:
         return False
-    word = _LAST_WORD.search(block[:end])
-    if word is None:
+    word = _last_word(block, end)
+    if not word:
         return False
-    token = word.group(1).lower().rstrip(".")
+    token = word.lower().rstrip(".")
     if len(token) == 1 or token in _ABBREVIATIONS:
         return True
     return token in _NUMBER_ABBREVIATIONS and block[boundary.end() : boundary.end() + 1].isdigit()
