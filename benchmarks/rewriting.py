@@ -53,7 +53,6 @@ from factscout.rewrite import (
     read_trajectories,
     search_claim,
 )
-from factscout.rewrite.actions import parse
 from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, StopwordPolicy, TopIdfPolicy, tune_k
 from factscout.rewrite.pointer import PointerConfig, PointerPolicy
 from factscout.rewrite.policy import (
@@ -64,7 +63,6 @@ from factscout.rewrite.policy import (
     rewrite,
     save_policy,
 )
-from factscout.rewrite.ranker import candidates, content_words
 from factscout.rewrite.state import state_encoder
 from factscout.training.pseudo_claims import inverse_cloze
 from factscout.training.rewrite import TrainSettings, train_classifier, train_decision_transformer
@@ -348,7 +346,7 @@ def main() -> None:
     )
     headline["oracle"] = round(float(oracle.mean()), 4)
     # the ranker's headroom: the best of its candidates for each held-out claim (reads qrels)
-    cand_oracle = np.array([max(env.rewards(c, [x.text for x in ranker_candidates(c, idf, ranker)])) for c in test])
+    cand_oracle = np.array([max(env.rewards(c, [x.text for x in ranker.candidate_queries(c.text)])) for c in test])
     rows.append(
         ["oracle: best of the ranker's candidates (reads qrels)", float(cand_oracle.mean()), "", "", ratio(float(cand_oracle.mean()), base), "", ""]
     )  # fmt: skip
@@ -432,11 +430,6 @@ def main() -> None:
             for label, trained in (("dt-dense", dense), ("dt-sparse", sparse)):
                 save_policy(trained.policy, folder / f"{args.dataset}-{args.retriever}-{label}")
     publish(result, text, headline)
-
-
-def ranker_candidates(claim, idf, ranker) -> list:  # type: ignore[no-untyped-def]
-    parsed = parse(claim.text)
-    return candidates(parsed, content_words(parsed, idf), ranker.config)
 
 
 def ratio(value: float, base: float) -> str:

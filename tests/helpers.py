@@ -97,3 +97,58 @@ def bfs_environment() -> Any:
     from factscout.rewrite.environment import SearchEnvironment
 
     return SearchEnvironment(build_retriever(REWRITE_CORPUS, "bm25"), BFS_QRELS)
+
+
+NOUNS = [
+    "falcon",
+    "granite",
+    "harbor",
+    "lantern",
+    "meadow",
+    "orchid",
+    "pepper",
+    "quartz",
+    "saddle",
+    "tunnel",
+    "violin",
+    "walnut",
+    "anchor",
+    "basket",
+    "candle",
+    "dolphin",
+    "engine",
+    "feather",
+    "glacier",
+    "hammer",
+    "island",
+    "jacket",
+    "kettle",
+    "ladder",
+    "magnet",
+    "needle",
+    "oyster",
+    "parrot",
+    "rocket",
+    "silver",
+    "tomato",
+    "umbrella",
+    "velvet",
+    "wagon",
+    "yogurt",
+    "zipper",
+    "bamboo",
+    "cactus",
+]
+
+
+def ranker_world() -> tuple[list[Passage], list[Claim], dict[str, dict[str, int]]]:
+    """Passage i holds noun i; claim i names noun i with words no passage holds together, so the
+    whole claim matches nothing on an AND endpoint and the noun alone finds passage i."""
+    passages, claims, qrels = [], [], {}
+    for i, noun in enumerate(NOUNS):
+        other = NOUNS[(i + 7) % len(NOUNS)]
+        passages.append(Passage(f"p{i}", f"p{i}", "", f"The {noun} report shows clear results for the region."))
+        passages.append(Passage(f"d{i}", f"d{i}", "", f"A study of the {other} market and its results."))
+        claims.append(Claim(f"c{i}", f"The {noun} report proves a {other} shortage."))
+        qrels[f"c{i}"] = {f"p{i}": 1}
+    return passages, claims, qrels

@@ -5,11 +5,13 @@ import json
 
 import numpy as np
 import pytest
+from helpers import NOUNS
+from helpers import ranker_world as world
 from typer.testing import CliRunner
 
 from factscout.errors import DataNotFound, InputError
 from factscout.formats.beir import write_corpus, write_queries
-from factscout.records import Claim, Passage, Query
+from factscout.records import Query
 from factscout.retrieve import build_retriever
 from factscout.rewrite.actions import parse
 from factscout.rewrite.environment import SearchEnvironment
@@ -27,60 +29,6 @@ from factscout.rewrite.ranker import (
     word_features,
 )
 from factscout.training.rewrite_ranker import RankerSettings, fit_trees, train_ranker
-
-NOUNS = [
-    "falcon",
-    "granite",
-    "harbor",
-    "lantern",
-    "meadow",
-    "orchid",
-    "pepper",
-    "quartz",
-    "saddle",
-    "tunnel",
-    "violin",
-    "walnut",
-    "anchor",
-    "basket",
-    "candle",
-    "dolphin",
-    "engine",
-    "feather",
-    "glacier",
-    "hammer",
-    "island",
-    "jacket",
-    "kettle",
-    "ladder",
-    "magnet",
-    "needle",
-    "oyster",
-    "parrot",
-    "rocket",
-    "silver",
-    "tomato",
-    "umbrella",
-    "velvet",
-    "wagon",
-    "yogurt",
-    "zipper",
-    "bamboo",
-    "cactus",
-]
-
-
-def world() -> tuple[list[Passage], list[Claim], dict[str, dict[str, int]]]:
-    """Passage i holds noun i; claim i names noun i with words no passage holds together, so the
-    whole claim matches nothing on an AND endpoint and the noun alone finds passage i."""
-    passages, claims, qrels = [], [], {}
-    for i, noun in enumerate(NOUNS):
-        other = NOUNS[(i + 7) % len(NOUNS)]
-        passages.append(Passage(f"p{i}", f"p{i}", "", f"The {noun} report shows clear results for the region."))
-        passages.append(Passage(f"d{i}", f"d{i}", "", f"A study of the {other} market and its results."))
-        claims.append(Claim(f"c{i}", f"The {noun} report proves a {other} shortage."))
-        qrels[f"c{i}"] = {f"p{i}": 1}
-    return passages, claims, qrels
 
 
 @pytest.fixture(scope="module")

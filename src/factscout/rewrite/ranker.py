@@ -313,6 +313,11 @@ class RankerPolicy(KeepSetPolicy):
         search = endpoint_search(retriever, self.config.observe)
         return RankerPolicy(self.config, self.tokens, self.trees, self.idf, search, self.training)
 
+    def candidate_queries(self, claim: str | ParsedQuery) -> list[Candidate]:
+        """The candidates of ``claim`` (:func:`candidates`), the claim first; no search."""
+        parsed = parse(claim) if isinstance(claim, str) else claim
+        return candidates(parsed, content_words(parsed, self.idf), self.config)
+
     def scored(self, claim: str | ParsedQuery) -> list[tuple[Candidate, float]]:
         """Every candidate of ``claim`` with its predicted reward, best first."""
         if self.search is None:

@@ -1,0 +1,160 @@
+"""The candidate-ranking rewrite policy on every endpoint x dataset, beside the claim, the best
+keyword baseline and its headroom (issue 17's "report all four endpoints x datasets").
+
+For each dataset (its held-out claims as in ``benchmarks/rewriting.py``: SciFact's 202, a seeded
+20% of AVeriTeC train) and each endpoint (``--retrievers``), on the same held-out claims:
+
+* the original claim;
+* top-k IDF terms, k tuned on (at most 300 of) the training claims; with ``--keybert`` also the
+  KeyBERT-style MiniLM keywords (k tuned the same way): the best keyword row is the reference;
+* the candidate ranker (``rewrite/ranker.py``), trained on the training claims from the
+  endpoint's rewards (target and margin by 5-fold cross-validation on them), searching the
+  endpoint for its candidates at inference, never reading a held-out qrel;
+* the oracle over the ranker's candidates (reads qrels: the headroom).
+
+The trajectory-trained policies (pointer, classifier, DT) are in ``benchmarks/rewriting.py``'s
+tables; this one is cheap enough to run everywhere (no BFS, no torch training). Dense kNN encodes
+every candidate query (about 80 per claim), so give it smaller ``--max-train``/``--max-test``.
+Another split: ``--claims C --qrels Q --corpus P --heldout IDS`` (one dataset named ``custom``).
+
+    python benchmarks/rewriting_grid.py [--datasets scifact,averitec] [--retrievers bm25-and,bm25-plain,bm25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from _common import machine, markdown_table, publish, quiet
+from rewriting import paired_p, sample
+
+from factscout.datasets import load_dataset
+from factscout.formats.beir import read_claims, read_corpus
+from factscout.formats.trec import read_qrels
+from factscout.retrieve import build_retriever
+from factscout.rewrite import SearchEnvironment
+from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, TopIdfPolicy, tune_k
+from factscout.rewrite.policy import rewrite
+from factscout.training.rewrite_ranker import RankerSettings, train_ranker
+from factscout.verify.stance import MODEL_DIR
+
+
+def load(dataset: str, args: argparse.Namespace) -> tuple[list, dict, list, set, str]:
+    """(claims, qrels, corpus, held-out ids, name) of a dataset, split as benchmarks/rewriting.py does."""
+    if dataset == "custom":
+        held = set(Path(args.heldout).read_text().split())
+        return list(read_claims(args.claims)), read_qrels(args.qrels), list(read_corpus(args.corpus)), held, args.claims
+    if dataset == "scifact":
+        data = load_dataset("scifact", "train")
+        held = set((MODEL_DIR / "scifact_heldout_ids.txt").read_text().split())
+        return list(data.claims), data.qrels, list(data.corpus), held, "SciFact train (202 held out)"
+    data = load_dataset("averitec_beir", "train")
+    claims, qrels = list(data.claims), data.qrels
+    ids = sorted(c.claim_id for c in claims if c.claim_id in qrels)
+    held = set(np.random.default_rng(0).permutation(ids)[: len(ids) // 5].tolist())
+    return claims, qrels, list(data.corpus), held, "AVeriTeC train, BEIR view (seeded 20% held out)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--datasets", default="scifact,averitec", help="from scifact, averitec (or custom)")
+    parser.add_argument("--retrievers", default="bm25-and,bm25-plain,bm25", help="endpoints, comma-separated")
+    parser.add_argument("--max-train", type=int, default=1000, help="training claims per dataset (seeded sample)")
+    parser.add_argument("--max-test", type=int, default=400, help="held-out claims per dataset (seeded sample)")
+    parser.add_argument("--trees", type=int, default=RankerSettings().trees, help="the reward model's trees")
+    parser.add_argument("--keybert", action="store_true", help="also the KeyBERT-style baseline (MiniLM)")
+    parser.add_argument("--claims", help="with --qrels, --corpus, --heldout: another split (dataset 'custom')")
+    parser.add_argument("--qrels")
+    parser.add_argument("--corpus")
+    parser.add_argument("--heldout")
+    args = parser.parse_args()
+    quiet()
+    datasets = ["custom"] if args.claims else args.datasets.split(",")
+    rows, headline, notes = [], {"benchmark": "rewriting_grid"}, []
+    for dataset in datasets:
+        claims, qrels, corpus, held, name = load(dataset, args)
+        train = sample([c for c in claims if c.claim_id not in held and c.claim_id in qrels], args.max_train)
+        test = sample([c for c in claims if c.claim_id in held and c.claim_id in qrels], args.max_test)
+        idf = IdfTable.from_passages(corpus)
+        passages = {p.passage_id: p for p in corpus}
+        for endpoint in args.retrievers.split(","):
+            t = time.perf_counter()
+            retriever = build_retriever(corpus, endpoint, show_progress=False)
+            env = SearchEnvironment(retriever, qrels, "AP@50")
+            tune = sample(train, 300)
+            k_idf, _ = tune_k(lambda k: TopIdfPolicy(k, idf), tune, env)  # noqa: B023
+            baselines = {f"top-{k_idf} IDF": TopIdfPolicy(k_idf, idf)}
+            if args.keybert:
+                from factscout.rewrite.state import state_encoder
+
+                encoder = state_encoder("minilm")
+                k_bert, _ = tune_k(lambda k: KeyBertPolicy(k, encoder), tune, env)  # noqa: B023
+                baselines[f"KeyBERT-{k_bert}"] = KeyBertPolicy(k_bert, encoder)
+            ranker = train_ranker(train, qrels, passages, retriever, idf=idf, settings=RankerSettings(trees=args.trees))
+            claim = np.array([env.reward(c, c.text) for c in test])
+            scored = {
+                label: np.array([env.reward(c, rewrite(c, policy, max_steps=TUNE_MAX_STEPS).final) for c in test])
+                for label, policy in {**baselines, "ranker": ranker}.items()
+            }
+            oracle = np.array([max(env.rewards(c, [x.text for x in ranker.candidate_queries(c.text)])) for c in test])
+            best = max(baselines, key=lambda label: scored[label].mean())
+            r, b = scored["ranker"], scored[best]
+            rows.append(
+                [
+                    dataset, endpoint, f"{claim.mean():.4f}", f"{b.mean():.4f} ({best})", f"{r.mean():.4f}",
+                    _ratio(r.mean(), claim.mean()), f"{paired_p(r, claim):.4f}", _ratio(r.mean(), b.mean()),
+                    f"{paired_p(r, b):.4f}", f"{oracle.mean():.4f}",
+                    f"{ranker.training['target']}, {ranker.training['margin']}", f"{time.perf_counter() - t:.0f}",
+                ]
+            )  # fmt: skip
+            key = f"{dataset}_{endpoint}"
+            headline |= {
+                f"{key}_claim": round(float(claim.mean()), 4),
+                f"{key}_best_keyword": round(float(b.mean()), 4),
+                f"{key}_ranker": round(float(r.mean()), 4),
+                f"{key}_candidate_oracle": round(float(oracle.mean()), 4),
+            }
+            print(rows[-1], flush=True)
+        notes.append(f"{dataset}: {name}, {len(train)} training claims, {len(test)} held-out claims")
+    text = "\n".join(
+        [
+            "### The candidate ranker on every endpoint (held-out claims, mAP@50)",
+            "",
+            markdown_table(
+                [
+                    "dataset",
+                    "endpoint",
+                    "claim",
+                    "best keyword (k tuned on train)",
+                    "ranker",
+                    "ranker vs claim",
+                    "p vs claim",
+                    "ranker vs best keyword",
+                    "p vs keyword",
+                    "oracle over its candidates",
+                    "target, margin (chosen by CV on train)",
+                    "seconds",
+                ],
+                rows,
+            ),
+            "",
+            "p: paired sign-flip permutation test over the held-out claims (AP@50). "
+            + "; ".join(notes)
+            + f". On {machine()}.",
+            "",
+            f"Reproduce: `{shlex.join(['python', 'benchmarks/rewriting_grid.py', *sys.argv[1:]])}`",
+        ]
+    )
+    publish("rewriting_grid", text, headline)
+
+
+def _ratio(value: float, base: float) -> str:
+    return f"{value / base:.2f}x" if base > 0 else "n/a"
+
+
+if __name__ == "__main__":
+    main()
