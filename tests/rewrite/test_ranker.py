@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from factscout.errors import DataNotFound, InputError
 from factscout.formats.beir import write_corpus, write_queries
-from factscout.records import Query
+from factscout.records import Claim, Query
 from factscout.retrieve import build_retriever
 from factscout.rewrite.actions import parse
 from factscout.rewrite.environment import SearchEnvironment
@@ -120,6 +120,17 @@ def test_the_rewrite_is_remove_edits(trained):
     assert NOUNS[31] in trace.final
 
 
+def test_the_step_limit_follows_the_policy(trained):
+    from factscout.rewrite.policy import RandomEditPolicy
+    from factscout.rewrite.rewriter import step_limit
+
+    policy = trained[0]
+    assert step_limit(policy) == 32 and step_limit(RandomEditPolicy()) == 4
+    long_claim = Claim("x", f"The new {NOUNS[33]} report proves a severe and sudden national {NOUNS[1]} shortage.")
+    trace = rewrite(long_claim, policy)  # no max_steps: the ranker's own limit, not the BFS depth of 4
+    assert len(trace.steps) > 4 and NOUNS[33] in trace.final
+
+
 def test_a_large_margin_keeps_the_claim(trained):
     policy, retriever, claims, _, _ = trained
     cautious = RankerPolicy(
@@ -193,7 +204,7 @@ def test_train_and_rewrite_cli(tmp_path):
         app, ["index", "--corpus", str(tmp_path / "corpus.jsonl"), "--index", str(tmp_path / "idx"), "--retriever", "bm25-and"]
     )  # fmt: skip
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["rewrite", claims[33].text, "--index", str(tmp_path / "idx"), "--policy", str(tmp_path / "pol"), "--max-steps", "32"])  # fmt: skip
+    r = runner.invoke(app, ["rewrite", claims[33].text, "--index", str(tmp_path / "idx"), "--policy", str(tmp_path / "pol")])  # fmt: skip
     assert r.exit_code == 0, r.output
     final = r.output.split("final query:")[1].strip()
     assert NOUNS[33] in final and final != claims[33].text

@@ -47,7 +47,10 @@ def rewrite(
     ] = None,
     claim_id: Annotated[str | None, typer.Option(help="with CLAIM and --qrels: the claim's id in the qrels")] = None,
     reward: Annotated[str, typer.Option(help="reward measure with --qrels: AP@k | R@k | RR")] = "AP@50",
-    max_steps: Annotated[int, typer.Option(help="edits at most")] = 4,
+    max_steps: Annotated[
+        int | None,
+        typer.Option(help="edits at most (default: the policy's own step limit, or 4, the BFS depth)"),
+    ] = None,
     seed: Annotated[int, typer.Option(help="seed of the random baseline")] = 0,
 ) -> None:
     """Rewrite a claim into a better search query with a learned edit policy (Kazemi et al. 2023)."""

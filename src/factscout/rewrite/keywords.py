@@ -242,6 +242,11 @@ class KeepSetPolicy:
     def keep_set(self, claim: ParsedQuery) -> frozenset[int]:  # pragma: no cover - each policy has its own
         raise NotImplementedError
 
+    @property
+    def step_limit(self) -> int:
+        """Edits at most by default: one removal per token in reach (``TUNE_MAX_STEPS``)."""
+        return TUNE_MAX_STEPS
+
     def keep(self, claim: str) -> frozenset[int]:
         """Positions of the tokens of ``claim`` (as :func:`~.actions.parse` splits it) to keep."""
         found = self._keeps.get(claim)

@@ -226,6 +226,11 @@ class PointerPolicy:
             self.net = build_pointer_net(self.config)
         self.net.eval()
 
+    @property
+    def step_limit(self) -> int:
+        """The edits a rewrite makes at most by default (``config.max_steps``)."""
+        return self.config.max_steps
+
     def vectors(self, parsed: Sequence[ParsedQuery], *, grad: bool = False) -> Any:
         """Token vectors (B, 32, dim); cached per query text unless gradients are wanted."""
         torch = require_torch("learned rewrite policies")

@@ -1,7 +1,9 @@
 """The rewriting loop: a policy (:mod:`.base`) applied to a claim, edit by edit, and the trace
 of what it did as data (:class:`RewriteTrace`).
 
-**Stopping.** Rewriting stops after ``max_steps`` edits (default 4, the BFS depth), when no
+**Stopping.** Rewriting stops after ``max_steps`` edits (default: the policy's own
+``step_limit`` when it has one, as the token-pointing, keyword and ranker policies do, whose
+removal sequences on an AND endpoint run long; otherwise 4, the BFS depth), when no
 action is valid, when the policy declines (the classifier after its one edit, the original
 policy at once) and — only when a :class:`~factscout.rewrite.environment.SearchEnvironment` is
 given — when no valid edit of the current query improves its reward (one batched, cached
@@ -82,12 +84,19 @@ class RewriteTrace:
         }
 
 
+def step_limit(policy: RewritePolicy) -> int:
+    """The edits ``policy`` may make by default: its ``step_limit`` when it has one (a positive
+    integer), else :data:`~.base.DEFAULT_MAX_STEPS`."""
+    limit = getattr(policy, "step_limit", None)
+    return limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else DEFAULT_MAX_STEPS
+
+
 def rewrite(
     claim: Claim | str,
     policy: RewritePolicy,
     env: SearchEnvironment | None = None,
     *,
-    max_steps: int = DEFAULT_MAX_STEPS,
+    max_steps: int | None = None,
 ) -> RewriteTrace:
     """Rewrite ``claim`` with ``policy`` (see the module doc for when it stops).
 
@@ -98,6 +107,7 @@ def rewrite(
         if not claim.strip():
             raise InputError("cannot rewrite an empty claim")
         claim = Claim("claim", claim.strip())
+    max_steps = step_limit(policy) if max_steps is None else max_steps
     check_positive("rewrite", max_steps=max_steps)
     current = claim.text
     start = env.max_reward(claim) if env is not None else 0.0
@@ -145,7 +155,7 @@ def rewrite_all(
     policy: RewritePolicy,
     env: SearchEnvironment | None = None,
     *,
-    max_steps: int = DEFAULT_MAX_STEPS,
+    max_steps: int | None = None,
     on_claim: Callable[[], None] | None = None,
 ) -> tuple[list[Query], list[str]]:
     """Rewrite every claim into one query in the ``factscout plan`` row format: id = claim id

@@ -55,7 +55,7 @@ class Service:
         policy: Any = DEFAULT_POLICY,
         qrels: Mapping[str, Mapping[str, int]] | None = None,
         reward: str = "AP@50",
-        max_rewrite_steps: int = 4,
+        max_rewrite_steps: int | None = None,  # None: the policy's own step limit
     ) -> None:
         from factscout.rewrite.policy import make_policy
 
