@@ -321,7 +321,7 @@ def measure_check(index: Path, claims: dict[int, Path], work: Path) -> dict[str,
 
 
 def measure_load(index: Path) -> dict[str, float]:
-    cpu, wall, peak, out = child([sys.executable, "-c", LOAD, str(index)])
+    cpu, _, peak, out = child([sys.executable, "-c", LOAD, str(index)])
     got = json.loads(out.strip().splitlines()[-1])
     return {"loaded_rss": got["after"] - got["before"], "load_cpu": cpu, "load_peak_rss": peak}
 
