@@ -21,8 +21,8 @@ the rates measured on the encoded samples.
 CPU per claim: the real CLI in fresh processes over ``--small`` and ``--large`` SciFact train
 claims (or ``--claims``), (CPU(large) - CPU(small)) / (large - small), start-up and model loading
 excluded (``check_speed.py``'s method); peak RSS is the large run's. Loaded memory: RSS growth of a
-fresh process while ``Checker.from_index`` loads the index (memory-mapped files count only as far
-as they are touched).
+fresh process while it loads the index as ``check`` does (``load_index`` and the stored sentence
+data; memory-mapped files count only as far as they are touched).
 
     python benchmarks/scale_check.py [--sizes 5000,50000,200000,1000000] [--kinds bm25,hybrid]
         [--claims FILE] [--small 20] [--large 120] [--work DIR] [--vectors-from .factscout/scifact-index]
@@ -357,7 +357,12 @@ def main() -> None:
     parser.add_argument("--max-hnsw-minutes", type=float, default=30.0)
     parser.add_argument("--keep-rows", action="store_true", help="keep an earlier run's rows for other sizes")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "scale_check.png")
+    parser.add_argument("--plot-only", action="store_true", help="only redraw the plot from the last run's rows")
     args = parser.parse_args()
+    if args.plot_only:  # redraw the plot from the rows of the last run
+        with gzip.open(RESULTS / NAME / "rows.jsonl.gz", "rt") as f:
+            plot([json.loads(line) for line in f], args.plot)
+        return
     try:
         sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
     except ValueError:
@@ -473,6 +478,8 @@ def main() -> None:
                 "synthetic_sentence_vectors": int(s_synth.sum()),
                 "copies": sum(o.perm is not None for o in part_origins),
                 "measured": started,
+                "claims": [args.small, args.large],
+                "noise": args.noise,
             }
             for kind in kinds:
                 row = {**common, "kind": kind}
@@ -616,6 +623,7 @@ def report(
             " fresh process while it loads the index as `check` does (`load_index` and the stored sentence data;"
             " the memory-mapped sentence vectors count only as far as they are touched, i.e. not at all here).",
             "",
+            *earlier(rows),
             f"On {machine()}; the corpus took {corpus_cpu:.0f} s CPU to assemble. Plot: `docs/scale_check.png`."
             f" Reproduce: `python benchmarks/scale_check.py --sizes {sizes} --kinds {args.kinds}"
             f" --small {args.small} --large {args.large}`.",
@@ -643,6 +651,20 @@ def report(
     return text, headline
 
 
+def earlier(rows: list[dict]) -> list[str]:
+    """A line naming the rows kept from earlier runs (``--keep-rows``), if any."""
+    latest = max(r["measured"] for r in rows)
+    old = [r for r in rows if r["measured"] != latest]
+    if not old:
+        return []
+    listed = ", ".join(
+        f"{r['passages']:,} {r['kind']} ({r['measured']}"
+        + (f"; claims {r['claims'][0]} -> {r['claims'][1]}, noise {r['noise']})" if "claims" in r else ")")
+        for r in old
+    )
+    return [f"Rows kept from an earlier run of this script (`--keep-rows`): {listed}.", ""]
+
+
 def plot(rows: list[dict], path: Path) -> None:
     """Log-log panels: check CPU per claim, memory, build time and disk size against passages."""
     import matplotlib
@@ -650,29 +672,40 @@ def plot(rows: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    mib = 2**20
     panels = [
-        ("check CPU s / claim", lambda r: r["cpu_per_claim"], None),
-        ("memory MiB", lambda r: r["check_peak_rss"] / 2**20, lambda r: r["loaded_rss"] / 2**20),
-        ("build CPU s (no encoding)", lambda r: r["build_cpu_s"], None),
-        ("disk MiB", lambda r: r["disk_bytes"] / 2**20, None),
+        ("check CPU s per claim (start-up excluded)", [("", lambda r: r["cpu_per_claim"])]),
+        (
+            "memory, MiB",
+            [
+                (" check peak RSS", lambda r: r["check_peak_rss"] / mib),
+                (" index loaded", lambda r: r["loaded_rss"] / mib),
+            ],
+        ),
+        ("index build CPU s (encoding excluded)", [("", lambda r: r["build_cpu_s"])]),
+        ("index on disk, MiB", [("", lambda r: r["disk_bytes"] / mib)]),
     ]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6))
-    for ax, (title, value, second) in zip(axes, panels, strict=True):
-        for kind, style in zip(KINDS, ("o-", "s--"), strict=True):
+    colours = {"bm25": "tab:blue", "hybrid": "tab:orange"}
+    fig, axes = plt.subplots(2, 2, figsize=(9.5, 7.5))
+    for ax, (title, series) in zip(axes.flat, panels, strict=True):
+        for kind in KINDS:
             done = sorted((r for r in rows if r["kind"] == kind and "skipped" not in r), key=lambda r: r["passages"])
             if not done:
                 continue
             xs = [r["passages"] for r in done]
-            ax.plot(xs, [max(value(r), 1e-6) for r in done], style, label=f"{kind}" + (" check peak" if second else ""))
-            if second:
-                ax.plot(xs, [max(second(r), 1e-6) for r in done], style, alpha=0.5, label=f"{kind} index loaded")
+            for (label, value), style in zip(series, ("o-", "s:"), strict=False):
+                ys = [max(value(r), 1e-6) for r in done]
+                ax.plot(xs, ys, style, color=colours[kind], label=kind + label)
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("passages")
-        ax.set_title(title)
+        ax.set_xlabel("passages in the index")
+        ax.set_title(title, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle("factscout check cost vs corpus size (2 cores)", fontsize=10)
+        ax.legend(fontsize=8)
+    fig.suptitle(
+        "factscout check cost vs corpus size (2 shared cores; hybrid: flat faiss below 200k, HNSW from 200k)",
+        fontsize=10,
+    )
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
