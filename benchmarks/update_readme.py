@@ -260,6 +260,19 @@ HEADLINES = [
         {"speedup": _c("scale", "speed-up", BFS_run="2 Ray workers")},
     ),
     Headline(
+        "Cost of `check` as the corpus grows (2 cores)",
+        "SciFact + MultiFC snippets + perturbed copies, 5k to 1M passages (vectors beyond the encoded ones synthetic)",
+        "CPU/claim at 1M: BM25 {bm25} s, hybrid (HNSW) {hybrid} s",
+        "at 5k: BM25 {bm25_small} s, hybrid {hybrid_small} s",
+        "results.md#cost-of-check-as-the-corpus-grows-bm25-and-hybrid-indexes-2-cores",
+        {
+            "bm25": _c("scale_check", "check CPU s / claim", passages="1,000,000", index="bm25"),
+            "hybrid": _c("scale_check", "check CPU s / claim", passages="1,000,000", index="hybrid (HNSW)"),
+            "bm25_small": _c("scale_check", "check CPU s / claim", passages="5,000", index="bm25"),
+            "hybrid_small": _c("scale_check", "check CPU s / claim", passages="5,000", index="hybrid (flat)"),
+        },
+    ),
+    Headline(
         "Server backend: BM25 in PostgreSQL",
         "SciFact train, 809 queries",
         "nDCG@10 {server}, {server_qps} queries/s",
