@@ -8,7 +8,18 @@ import pytest
 from factscout.errors import UnknownName
 from factscout.training.base import TRAINERS, Trainer
 
-NAMES = ["classifier", "dense", "qgen", "rerank", "rewrite", "selector", "stance", "stance-cross", "verdict-aggregator"]
+NAMES = [
+    "classifier",
+    "dense",
+    "qgen",
+    "rerank",
+    "rewrite",
+    "rewrite-ranker",
+    "selector",
+    "stance",
+    "stance-cross",
+    "verdict-aggregator",
+]
 
 
 def test_registry_holds_every_trainer():
