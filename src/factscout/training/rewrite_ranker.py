@@ -40,7 +40,7 @@ import numpy as np
 from factscout.errors import InputError
 from factscout.records import Claim, Passage
 from factscout.retrieve.standard_analyzer import standard_tokens
-from factscout.rewrite.actions import parse
+from factscout.rewrite.actions import ParsedQuery, parse
 from factscout.rewrite.environment import SearchEnvironment
 from factscout.rewrite.keywords import IdfTable
 from factscout.rewrite.ranker import (
@@ -48,6 +48,7 @@ from factscout.rewrite.ranker import (
     RankerPolicy,
     TokenModel,
     Trees,
+    Word,
     candidate_features,
     candidates,
     content_words,
@@ -85,6 +86,8 @@ class RankerSettings:
 @dataclass(slots=True)
 class _ClaimData:
     claim: Claim
+    parsed: ParsedQuery
+    words: list[Word]  # its content words
     features: np.ndarray  # word features
     labels: np.ndarray  # word in a relevant passage
 
@@ -192,7 +195,7 @@ def train_ranker(
         parsed = parse(claim.text)
         words = content_words(parsed, idf)
         labels = np.array([all(t in terms for t in standard_tokens(w.text)) for w in words], dtype=bool)
-        data.append(_ClaimData(claim, word_features(parsed, words, idf), labels))
+        data.append(_ClaimData(claim, parsed, words, word_features(parsed, words, idf), labels))
     if len(data) < settings.folds:
         raise InputError(
             f"the ranker needs at least {settings.folds} training claims with a relevant passage in the corpus, "
@@ -213,8 +216,7 @@ def train_ranker(
         model = token_model(fold != f)
         for i in np.flatnonzero(fold == f).tolist():
             d = data[i]
-            parsed = parse(d.claim.text)
-            words = content_words(parsed, idf)
+            parsed, words = d.parsed, d.words
             log_p = model.log_p(d.features) if len(words) else np.zeros(0)
             cands = candidates(parsed, words, config)
             cand_x[i] = candidate_features(cands, words, log_p, [search(c.text) for c in cands], config)
