@@ -1,12 +1,17 @@
-"""CPU per claim of ``factscout check`` with the index's stored sentence vectors against the same
-index without them (today's path: every sentence of every passage read is embedded per claim).
+"""CPU per claim of ``factscout check`` against the path before issue 18 (every sentence of every
+passage read embedded per claim, fp32 models), in one run:
+
+1. *before*: an index without sentence data, ``--no-fast`` (fp32 query encoder and stance);
+2. the same index with stored sentence vectors, ``--no-fast``: the fp32 path, whose reports must
+   equal row 1's (same verdict and the same evidence passages and sentences, stance
+   probabilities within 1e-3: stored vectors are float16);
+3. stored sentence vectors with the default int8 inference (the stance cross-encoder, and a
+   hybrid index's queries: ``CheckSettings.fast=None``), compared with row 2 the same way.
 
 Both indexes hold the same passages and retriever files; the second generation adds the sentence
-data (``factscout index`` stores it by default). Each is checked by the real CLI in a fresh
-process, over ``--small`` and over ``--large`` claims; CPU seconds per claim is
-(CPU(large) - CPU(small)) / (large - small), so start-up and model loading cancel out. The
-reports of the two paths are compared claim by claim: the same verdict and the same evidence
-passages and sentences, stance probabilities within 1e-3 (stored vectors are float16).
+data (``factscout index`` stores it by default). Each row is the real CLI in a fresh process, over
+``--small`` and over ``--large`` claims; CPU seconds per claim is
+(CPU(large) - CPU(small)) / (large - small), so start-up and model loading cancel out.
 
     python benchmarks/check_speed.py [--index .factscout/scifact-index] [--claims FILE]
         [--small 20] [--large 300]
@@ -38,11 +43,11 @@ def cpu_of_children() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_check(index: Path, claims: Path, out: Path) -> tuple[float, float]:
+def run_check(index: Path, claims: Path, out: Path, *extra: str) -> tuple[float, float]:
     """CPU and wall seconds of one ``factscout check -i claims -o out`` process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     cmd = [sys.executable, "-c", "from factscout.cli.main import app; app()", "-q", "check"]
-    cmd += ["--index", str(index), "--input", str(claims), "--output", str(out)]
+    cmd += ["--index", str(index), "--input", str(claims), "--output", str(out), *extra]
     cpu, wall = cpu_of_children(), time.perf_counter()
     subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return cpu_of_children() - cpu, time.perf_counter() - wall
@@ -106,11 +111,15 @@ def main() -> None:
             write_queries(files[n], queries[:n])
         cpu: dict[str, dict[int, tuple[float, float]]] = {}
         reports: dict[str, list[dict]] = {}
-        for name, index in (("without", old), ("with", new)):
+        for name, index, extra in (
+            ("without", old, ["--no-fast"]),
+            ("with", new, ["--no-fast"]),
+            ("int8", new, []),
+        ):
             cpu[name] = {}
             for n in (args.small, args.large):
                 out = work / f"{name}-{n}.jsonl"
-                cpu[name][n] = run_check(index, files[n], out)
+                cpu[name][n] = run_check(index, files[n], out, *extra)
                 print(f"{name} sentence data, {n} claims: {cpu[name][n][0]:.1f} s CPU", file=sys.stderr, flush=True)
             reports[name] = [
                 json.loads(line) for line in (work / f"{name}-{args.large}.jsonl").read_text().splitlines()
@@ -121,29 +130,39 @@ def main() -> None:
     per = {k: (v[args.large][0] - v[args.small][0]) / span for k, v in cpu.items()}
     wall = {k: (v[args.large][1] - v[args.small][1]) / span for k, v in cpu.items()}
     agree = compare(reports["without"], reports["with"])
+    agree8 = compare(reports["with"], reports["int8"])
     rows = [
-        ["embedded per claim (before)", f"{per['without']:.3f}", f"{wall['without']:.3f}", "1.00"],
-        ["stored sentence vectors", f"{per['with']:.3f}", f"{wall['with']:.3f}", f"{per['with'] / per['without']:.2f}"],
+        ["sentences embedded per claim, fp32 (before)", f"{per['without']:.3f}", f"{wall['without']:.3f}", "1.00"],
+        ["stored sentence vectors, fp32 (`--no-fast`)", f"{per['with']:.3f}", f"{wall['with']:.3f}"],
+        ["stored sentence vectors, int8 default", f"{per['int8']:.3f}", f"{wall['int8']:.3f}"],
     ]
+    for row, name in zip(rows[1:], ("with", "int8"), strict=True):
+        row.append(f"{per[name] / per['without']:.3f}")
     n_sent = len(stored.spans)
     text = "\n".join(
         [
             f"### check CPU per claim ({len(retriever.store):,} passages, {n_sent:,} stored sentences;"
             f" claims {args.small} -> {args.large})",
             "",
-            markdown_table(["sentence vectors", "CPU s / claim", "wall s / claim", "ratio"], rows),
+            markdown_table(["path", "CPU s / claim", "wall s / claim", "ratio to before"], rows),
             "",
             f"Reports with stored vectors vs embedded per claim, over {args.large} claims: same verdict"
             f" {agree['same_verdict']:.1%}, same evidence and stances {agree['same_evidence']:.1%}, largest stance"
-            f" probability difference {agree['max_probability_diff']:.2g}. Sentence data build: {build_s:.0f} s"
-            " (0 when the index already had it).",
+            f" probability difference {agree['max_probability_diff']:.2g}. Int8 default vs fp32, both with stored"
+            f" vectors: same verdict {agree8['same_verdict']:.1%}, same evidence and stances"
+            f" {agree8['same_evidence']:.1%}, largest stance probability difference"
+            f" {agree8['max_probability_diff']:.2g} (quality: `benchmarks/fast_stance.py`). Sentence data build:"
+            f" {build_s:.0f} s (0 when the index already had it).",
         ]
     )
     headline = {
         "cpu_per_claim_before": round(per["without"], 4),
         "cpu_per_claim_stored_sentences": round(per["with"], 4),
+        "cpu_per_claim_int8_default": round(per["int8"], 4),
         "ratio": round(per["with"] / per["without"], 3),
+        "ratio_int8_default": round(per["int8"] / per["without"], 3),
         **{k: round(v, 4) for k, v in agree.items()},
+        **{f"int8_{k}": round(v, 4) for k, v in agree8.items()},
         "passages": len(retriever.store),
         "sentences": n_sent,
     }

@@ -157,7 +157,10 @@ def test_the_stance_cross_encoder_plugs_into_check_with_its_own_rule(index_dir, 
     assert (checker.rule.min_evidence, checker.rule.min_confidence) == (n, c)
     report = checker.check(mini.claims[0])
     assert report.verdict.label in VERDICTS
-    assert report.provenance["stance_model"]["kind"] == "cross"
+    assert report.provenance["stance_model"]["kind"] == "cross-int8"  # by default it runs in int8
+    exact = Checker.from_index(index_dir, CheckSettings(planner="claim", passages=2, stance="cross", fast=False))
+    assert exact.stance.rule_thresholds == (n, c) and exact.stance is not checker.stance
+    assert exact.check(mini.claims[0]).provenance["stance_model"]["kind"] == "cross"
     mine = Checker.from_index(index_dir, CheckSettings(planner="claim", stance="cross", min_evidence=4))
     assert mine.rule.min_evidence == 4  # the user's setting wins over the tuned one
 
@@ -169,7 +172,7 @@ def test_settings_are_validated():
         CheckSettings(verdict="vote")
     with pytest.raises(UnknownName, match="no selector 'regex'; known: bio, relevance, stance-relevance, threshold"):
         CheckSettings(selector="regex")
-    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, head, nli"):
+    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, cross-int8, head, nli"):
         CheckSettings(stance="bert")
     with pytest.raises(InputError, match="stance model 'nli' needs an argument"):
         CheckSettings(stance="nli")

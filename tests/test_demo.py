@@ -26,3 +26,15 @@ def test_demo_command(tmp_path):
     assert "verdict:" in result.output and "queries:" in result.output
     assert "cited abstracts found by the claim query at rank" in result.output
     assert "nDCG@10" in result.output
+
+
+def test_the_demo_encodes_its_corpus_in_int8_when_it_can(monkeypatch):
+    import importlib.util
+
+    from factscout.demo import demo_settings
+
+    assert demo_settings("bm25") == {}
+    if importlib.util.find_spec("onnxruntime") is not None:
+        assert demo_settings("hybrid") == {"dense": {"encoder": "minilm-int8"}}
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    assert demo_settings("hybrid") == {}, "without ONNX Runtime the demo falls back to fp32 MiniLM"

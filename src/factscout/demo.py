@@ -6,6 +6,7 @@ few example claims and scores retrieval over all train claims (nDCG@10, R@100, M
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 from dataclasses import dataclass
@@ -40,7 +41,16 @@ def _index(dataset, retriever: str, index: str | os.PathLike[str]) -> Retriever:
     except BadIndex:
         pass
     log.info("building a %s index of %d passages in %s", retriever, len(dataset.corpus), index)
-    return build_index(dataset.corpus, index, retriever, show_progress=True)
+    return build_index(dataset.corpus, index, retriever, demo_settings(retriever), show_progress=True)
+
+
+def demo_settings(retriever: str) -> dict:
+    """The demo encodes its corpus on the fastest path of equal quality: MiniLM in int8
+    (``minilm-int8``, 1.7x faster on passages; SciFact hybrid nDCG@10 0.7323 against fp32's
+    0.7335, within noise: docs/results.md, quantised inference) when ONNX Runtime is installed."""
+    if retriever not in ("dense", "hybrid") or importlib.util.find_spec("onnxruntime") is None:
+        return {}
+    return {"dense": {"encoder": "minilm-int8"}}
 
 
 def run_demo(

@@ -25,7 +25,7 @@ OPTIONS = {
     "--output --queries --query --ray --run --undated -i -o",
     "plan": "--alpha --claims --gamma --input --justification --lambda --mmr --out --output --planner -i -o",
     "evaluate": "--compare --input --json --metrics --per-query --qrels --run -i",
-    "check": "--claims --date --date-filter --depth --fast --fusion --html --index --input --json --no-date-filter --out --output "
+    "check": "--claims --date --date-filter --depth --fast --fusion --html --index --input --json --no-date-filter --no-fast --out --output "
     "--passages --planner --ray --rerank --selector --stance --verdict --workers -i -o claim",
     "stance": "--batch-size --device --input --out --output --pairs --stance -i -o",
     "trajectories": "--claims --depth --index --input --keep-set --negatives --no-keep-set --out --output --qrels --ray --reward --seed --top-n "

@@ -68,7 +68,7 @@ def test_round_trip_with_a_local_nli_model(pairs_file, tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--stance", "bert"], "no stance model 'bert'; known: cross, head, nli"),
+        (["--stance", "bert"], "no stance model 'bert'; known: cross, cross-int8, head, nli"),
         (["--stance", "nli"], "stance model 'nli' needs an argument: nli:<...>"),
         (["--stance", "head:big"], "stance model 'head' takes no ':' argument"),
         (["--stance", "head", "--device", "cuda"], "stance model 'head' runs on the CPU only"),

@@ -70,3 +70,37 @@ def test_a_hybrid_index_searched_with_int8_queries(tmp_path, tiny_corpus):
     queries = [Query(f"q{i}", f"q{i}", p.text[:80]) for i, p in enumerate(tiny_corpus[:4])]
     for a, b in zip(exact.search(queries, 3), fast.search(queries, 3), strict=True):
         assert a.hits[0].passage_id == b.hits[0].passage_id
+
+
+@pytest.mark.slow
+def test_the_dynamic_int8_encoder_is_close_to_fp32_on_padded_batches():
+    pytest.importorskip("onnx")
+    from factscout.retrieve.onnx_encoder import INT8_NAME, Int8Encoder
+
+    fast, exact = Int8Encoder(batch_size=4), Encoder()
+    a, b = fast.encode(TEXTS), exact.encode(TEXTS)  # one batch: "Short." is padded to the longest text
+    assert fast.model_name == INT8_NAME != OnnxEncoder().model_name
+    assert float((a * b).sum(axis=1).min()) >= 0.97  # an ignored mask pulls "Short." to 0.63
+    # activations are quantised with one scale per batch, so a text's vector depends a little on
+    # its batch-mates (most for short texts): close, not equal
+    alone = fast.encode(TEXTS[2:3])[0]
+    assert float(alone @ a[2]) >= 0.97
+    assert fast.cache_identity() != exact.cache_identity(), "int8 vectors never read fp32 cache entries"
+
+
+@pytest.mark.slow
+def test_an_index_built_with_the_int8_corpus_encoder(tmp_path, tiny_corpus):
+    import json
+
+    from factscout.records import Query
+    from factscout.retrieve import build_index, load_index
+    from factscout.retrieve.onnx_encoder import Int8Encoder
+
+    build_index(tiny_corpus, tmp_path / "idx", "dense", {"dense": {"encoder": "minilm-int8"}})
+    stored = json.loads(next((tmp_path / "idx").glob("gen-*/dense/dense.json")).read_text())
+    assert stored["encoder"] == "minilm-int8"
+    index = load_index(tmp_path / "idx")
+    assert isinstance(index.encoder, Int8Encoder) and index.query_encoder is index.encoder
+    assert load_index(tmp_path / "idx", query_encoder="int8").query_encoder is not None
+    hits = index.search([Query("q", "q", "vaccine microchip myths")], 3)[0]
+    assert hits.hits[0].passage_id == "p04"

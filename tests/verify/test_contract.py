@@ -127,7 +127,7 @@ class TestVerdictMethodContract:
 
 
 def test_unknown_names_list_the_known_ones():
-    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, head, nli"):
+    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, cross-int8, head, nli"):
         make_stance_model("bert")
     with pytest.raises(UnknownName, match="no verdict method 'vote'; known: classifier, learned, rule"):
         make_verdict_method("vote")

@@ -60,8 +60,13 @@ def check(
         Path | None, typer.Option("--html", help="also write the report(s) as one self-contained HTML page")
     ] = None,
     fast: Annotated[
-        bool, typer.Option("--fast", help="embed a dense/hybrid index's queries with the int8 MiniLM (faster)")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--fast/--no-fast",
+            help="int8 inference everywhere (--fast) or nowhere (--no-fast, the fp32 path); by default only where"
+            " measured within noise of fp32: the stance cross-encoder and a hybrid index's queries",
+        ),
+    ] = None,
     ray: RayOption = None,
     workers: Annotated[int | None, typer.Option(help="with --ray: checker actors (default: one per CPU)")] = None,
 ) -> None:

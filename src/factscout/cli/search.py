@@ -50,7 +50,10 @@ def search(
     ] = None,
     fusion_weights: Annotated[Path | None, typer.Option(help="weights JSON for --fusion learned")] = None,
     fast: Annotated[
-        bool, typer.Option("--fast", help="embed a dense/hybrid index's queries with the int8 MiniLM (faster)")
+        bool,
+        typer.Option(
+            "--fast", help="embed a dense/hybrid index's queries with the int8 MiniLM (3x faster; docs/results.md)"
+        ),
     ] = False,
     ray: RayOption = None,
 ) -> None:

@@ -3,6 +3,7 @@ batched in order of length (less padding) and returned in input order."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.nn.backend import require_torch
+from factscout.nn.quantize import OnnxNetwork
 
 
 def check_batching(max_length: int, batch_size: int) -> None:
@@ -30,16 +32,18 @@ def run_pairs(
     batch_size: int,
     device: str = "cpu",
 ) -> np.ndarray:
-    """The network's outputs (scores ``(n,)`` or logits ``(n, k)``) for paired texts, in input order.
+    """The network's outputs (scores ``(n,)`` or logits ``(n, k)``) for paired texts, in input order;
+    ``network`` is a torch module or its int8 :class:`~factscout.nn.quantize.OnnxNetwork`.
 
     Batches are formed in order of length (less padding) and are deterministic.
     """
     if len(firsts) != len(seconds):
         raise InputError(f"{len(firsts)} first texts but {len(seconds)} second texts")
-    torch = require_torch("the cross-encoder re-ranker")
     order = sorted(range(len(seconds)), key=lambda i: (-len(seconds[i]) - len(firsts[i]), i))
+    onnx = isinstance(network, OnnxNetwork)
+    torch = None if onnx else require_torch("the cross-encoder re-ranker")
     out: np.ndarray | None = None
-    with torch.inference_mode():
+    with contextlib.nullcontext() if torch is None else torch.inference_mode():
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             enc = tokenizer(
@@ -48,11 +52,14 @@ def run_pairs(
                 truncation="longest_first",
                 max_length=max_length,
                 padding=True,
-                return_tensors="pt",
+                return_tensors="np" if onnx else "pt",
             )
-            if "token_type_ids" not in enc:
-                enc["token_type_ids"] = torch.zeros_like(enc["input_ids"])
-            values = network(**{k: v.to(device) for k, v in enc.items()}).float().cpu().numpy()
+            if torch is None:
+                values = network(enc).astype(np.float32)
+            else:
+                if "token_type_ids" not in enc:
+                    enc["token_type_ids"] = torch.zeros_like(enc["input_ids"])
+                values = network(**{k: v.to(device) for k, v in enc.items()}).float().cpu().numpy()
             if out is None:
                 out = np.zeros((len(order), *values.shape[1:]), dtype=np.float32)
             out[idx] = values

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from factscout.errors import BadModel, ModelNotFound
+from factscout.errors import BadModel, InputError, ModelNotFound
 from factscout.nn import sha256_of
 from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_arrays
 from factscout.retrieve.encoder import DEFAULT_ENCODER, Encoder
@@ -44,6 +44,7 @@ MODEL_DIR = Path(__file__).parent / "models"
 MODEL_FILE = MODEL_DIR / "dense_minilm_lora.npz"
 FORMAT = "factscout-dense-lora"
 FINETUNED_ENCODER = "minilm-ft"
+INT8_ENCODER = "minilm-int8"
 
 
 def save_adapter(path: str | Path, config: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> Path:
@@ -128,7 +129,14 @@ def is_shipped(path: str | Path) -> bool:
 
 
 def make_encoder(name: str, *, adapter: str | None = None, max_seq_length: int | None = 256) -> Encoder:
-    """The encoder a dense config names: ``minilm-ft`` = minilm + the shipped adapter."""
+    """The encoder a dense config names: ``minilm-ft`` = minilm + the shipped adapter;
+    ``minilm-int8`` = minilm dynamically quantised to int8 on ONNX Runtime (faster, near-equal)."""
+    if name == INT8_ENCODER:
+        if adapter is not None:
+            raise InputError(f"the {INT8_ENCODER} encoder takes no adapter")
+        from factscout.retrieve.onnx_encoder import Int8Encoder
+
+        return Int8Encoder(max_seq_length=max_seq_length or 256)
     if name == FINETUNED_ENCODER:
         return FineTunedEncoder(DEFAULT_ENCODER, adapter=adapter, max_seq_length=max_seq_length)
     if adapter is not None:

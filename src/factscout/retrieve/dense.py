@@ -23,7 +23,7 @@ import numpy as np
 from factscout.errors import BadIndex, InputError, MissingDependency
 from factscout.records import Query, Ranking
 from factscout.registry import where_to_run
-from factscout.retrieve.adapter import FINETUNED_ENCODER, FineTunedEncoder, is_shipped, make_encoder
+from factscout.retrieve.adapter import FINETUNED_ENCODER, INT8_ENCODER, FineTunedEncoder, is_shipped, make_encoder
 from factscout.retrieve.base import PassageStore, check_k, check_undated, rankings_from_arrays
 from factscout.retrieve.encoder import CORPUS_BATCH, CORPUS_ENCODERS, DEFAULT_ENCODER, Encoder
 
@@ -37,6 +37,7 @@ def _faiss():  # type: ignore[no-untyped-def]
 
 
 QUERY_ENCODERS = ("model", "int8")
+MINILM_ENCODERS = (DEFAULT_ENCODER, INT8_ENCODER)  # the plain all-MiniLM-L6-v2, fp32 or int8
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +47,9 @@ class DenseConfig:
     ``adapter_sha256`` is recorded at build time; loading checks the adapter file against it.
     ``encode_batch``: passages per encode call when the corpus is encoded (in-process and on Ray
     alike, so both give the same embeddings). ``query_encoder``: ``model`` embeds queries with the
-    index's own encoder; ``int8`` with the int8 ONNX build of the same all-MiniLM-L6-v2
-    (:class:`~factscout.retrieve.onnx_encoder.OnnxEncoder`, ``--fast``), for a plain ``minilm``
-    index only; a load-time choice, never stored."""
+    index's own encoder; ``int8`` with all-MiniLM-L6-v2 dynamically quantised to int8
+    (:class:`~factscout.retrieve.onnx_encoder.Int8Encoder`, ``--fast``), for a plain ``minilm``
+    or ``minilm-int8`` index only; a load-time choice, never stored."""
 
     encoder: str = DEFAULT_ENCODER
     max_seq_length: int = 256
@@ -64,7 +65,7 @@ class DenseConfig:
     def __post_init__(self) -> None:
         if self.query_encoder not in QUERY_ENCODERS:
             raise InputError(f"query_encoder must be one of {', '.join(QUERY_ENCODERS)}, got {self.query_encoder!r}")
-        if self.query_encoder == "int8" and (self.encoder != DEFAULT_ENCODER or self.adapter is not None):
+        if self.query_encoder == "int8" and (self.encoder not in MINILM_ENCODERS or self.adapter is not None):
             raise InputError(
                 f"the int8 query encoder is all-MiniLM-L6-v2 itself: it fits only an index built with the plain"
                 f" {DEFAULT_ENCODER!r} encoder, not {self.encoder!r}" + (" with an adapter" if self.adapter else "")
@@ -141,13 +142,13 @@ class DenseRetriever:
 
     @property
     def query_encoder(self) -> Any:
-        """What embeds queries: the index's encoder, or its int8 ONNX build (``query_encoder="int8"``)."""
-        if self.config.query_encoder == "model":
+        """What embeds queries: the index's encoder, or its int8 build (``query_encoder="int8"``)."""
+        if self.config.query_encoder == "model" or self.config.encoder == INT8_ENCODER:
             return self.encoder
         if getattr(self, "_int8", None) is None:
-            from factscout.retrieve.onnx_encoder import OnnxEncoder
+            from factscout.retrieve.onnx_encoder import Int8Encoder
 
-            self._int8 = OnnxEncoder(max_seq_length=self.config.max_seq_length)
+            self._int8 = Int8Encoder(max_seq_length=self.config.max_seq_length)
         return self._int8
 
     def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]:
