@@ -1,32 +1,40 @@
 """The stance cross-encoder ``check`` uses, fp32 (torch) against its int8 build on ONNX Runtime
 (``cross-int8``: weight matrices dynamically quantised by factscout), on the same held-out pairs
 in one run: macro-F1 of each with 95 % bootstrap intervals over claims and of their difference,
-label agreement, the largest probability difference, and CPU per pair.
+label agreement, the largest probability difference, and CPU per pair; then ``check`` end to end
+on the same claims over ``--index`` (the demo's hybrid SciFact index by default) with the default
+int8 inference (``CheckSettings.fast=None``: int8 stance and hybrid queries) against the fp32 path
+(``fast=False``): verdict macro-F1 of each, the paired bootstrap interval of the difference and
+the share of claims with the same verdict (``--no-verdict`` skips it).
 
 The pairs are stance.py's: every sentence of the cited abstracts of the held-out SciFact claims
 (``verify/models/scifact_heldout_ids.txt``), scored on the model card's evaluation set (gold
 rationales + the 2 most claim-similar other sentences per claim, by fp32 MiniLM cosine) and on
 all of them. Another split in SciFact's format: ``--claims claims.jsonl [--corpus corpus.jsonl]``.
 
-    python benchmarks/fast_stance.py [--claims C --corpus P] [--limit N]
+    python benchmarks/fast_stance.py [--claims C --corpus P] [--limit N] [--index DIR] [--no-verdict]
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 from _common import markdown_table, publish, quiet
 from stance import Scorer, embed, read_split, texts_of
 
 from factscout.datasets import load_abstract_sentences, load_dataset
-from factscout.records import STANCE_LABELS
+from factscout.records import STANCE_LABELS, Claim
 from factscout.retrieve.encoder import Encoder
 from factscout.training.splits import SEED, split_scifact
 from factscout.training.stance_data import Embeddings, scifact_pairs
 from factscout.training.stance_eval import bootstrap_macro_f1
 from factscout.verify.cross_stance import CrossStanceModel
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
@@ -35,6 +43,8 @@ def main() -> None:
     parser.add_argument("--claims", help="claims JSONL in SciFact's format (default: the held-out SciFact claims)")
     parser.add_argument("--corpus", help="corpus JSONL in SciFact's format (default: the SciFact corpus)")
     parser.add_argument("--limit", type=int, help="score only the first N claims (a quick look)")
+    parser.add_argument("--index", type=Path, default=ROOT / ".factscout" / "scifact-index")
+    parser.add_argument("--no-verdict", action="store_true", help="skip the end-to-end verdict rows")
     args = parser.parse_args()
 
     if args.claims:
@@ -98,10 +108,15 @@ def main() -> None:
             f" {cpu['fp32'] / cpu['int8']:.2f}x faster per pair (CPU).",
         ]
     )
+    headline: dict[str, Any] = {}
+    if not args.no_verdict and all("label" in c.meta for c in claims):  # SciFact's loader keeps the verdict
+        verdict_text, headline = verdicts(args.index, claims)
+        text += "\n\n" + verdict_text
     publish(
         "fast_stance",
         text,
         {
+            **headline,
             "pairs": len(pairs),
             "macro_f1_fp32": scores["fp32"]["macro_f1"],
             "macro_f1_int8": scores["int8"]["macro_f1"],
@@ -110,6 +125,42 @@ def main() -> None:
             "speedup": round(cpu["fp32"] / cpu["int8"], 2),
         },
     )
+
+
+def verdicts(index: Path, claims: list[Claim]) -> tuple[str, dict[str, Any]]:
+    """``check`` over ``index`` on ``claims``, int8 default vs fp32: the verdict table and headline."""
+    from factscout.check import Checker, CheckSettings
+    from factscout.records import RULE_VERDICT_LABELS as VERDICT_LABELS
+    from factscout.training.verdict_aggregator import gold_verdict
+    from factscout.verify.verdict import macro_f1
+
+    gold = [gold_verdict(c) for c in claims]
+    labels: dict[str, list[str]] = {}
+    for name, fast in (("fp32 (fast=False)", False), ("int8 default (fast=None)", None)):
+        checker = Checker.from_index(index, CheckSettings(fast=fast))
+        labels[name] = [r.verdict.label for r in checker.check_many(claims)]
+    names = list(labels)
+    ci = bootstrap_macro_f1([c.claim_id for c in claims], gold, labels, VERDICT_LABELS)
+    f1 = {n: macro_f1(gold, labels[n], VERDICT_LABELS) for n in names}
+    same = float(np.mean([a == b for a, b in zip(labels[names[0]], labels[names[1]], strict=True)]))
+    lo, hi = ci[f"{names[0]} - {names[1]}"]
+    rows = [[n, f"{f1[n]:.4f} [{ci[n][0]:.3f}, {ci[n][1]:.3f}]"] for n in names]
+    text = "\n".join(
+        [
+            f"`check` end to end (default settings over `{index.name}`, {len(claims)} claims):",
+            "",
+            markdown_table(["inference", "verdict macro-F1 [95% CI]"], rows),
+            "",
+            f"int8 - fp32 verdict macro-F1: {f1[names[1]] - f1[names[0]]:+.4f} (95% CI [{-hi:+.3f}, {-lo:+.3f}]);"
+            f" same verdict on {same:.1%} of claims.",
+        ]
+    )
+    return text, {
+        "verdict_macro_f1_fp32": round(f1[names[0]], 4),
+        "verdict_macro_f1_int8": round(f1[names[1]], 4),
+        "verdict_delta_ci95": [round(-hi, 4), round(-lo, 4)],
+        "same_verdict": round(same, 4),
+    }
 
 
 if __name__ == "__main__":
