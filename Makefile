@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 # the demo needs only the pipeline's extras: no Chromium, Ray or PostgreSQL (those are the tests' set-up)
 DEMO_STAMP := $(VENV)/.installed-demo-$(shell cksum < pyproject.toml | cut -d' ' -f1)
 DEMO_EXTRAS := dense,fast,nlp
-PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check --no-compile  # bytecode is compiled on first import, for what is used
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test test-fast lint bench setup clean
