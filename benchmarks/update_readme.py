@@ -262,6 +262,22 @@ HEADLINES = [
         },
     ),
     Headline(
+        "Int8 inference (ONNX Runtime): the stance cross-encoder and MiniLM queries, `check`'s default",
+        "SciFact: 202 held-out claims (stance), 809 train claims (hybrid search)",
+        "stance macro-F1 {s8} at {ms8} ms/pair; hybrid nDCG@10 {q8}, queries {qspeed} faster",
+        "fp32: {s32} at {ms32} ms/pair; {q32}",
+        "results.md#quantised-inference-int8-on-onnx-runtime",
+        {
+            "s8": _c("fast_stance", "macro-F1 [95% CI]", model="int8"),
+            "ms8": _c("fast_stance", "CPU ms / pair", model="int8"),
+            "s32": _c("fast_stance", "macro-F1 [95% CI]", model="fp32"),
+            "ms32": _c("fast_stance", "CPU ms / pair", model="fp32"),
+            "q8": _c("fast_queries", "nDCG@10", search="hybrid", encoder="int8 queries (--fast)"),
+            "q32": _c("fast_queries", "nDCG@10", search="hybrid", encoder="fp32"),
+            "qspeed": _c("fast_queries", "speed-up", texts="claims"),
+        },
+    ),
+    Headline(
         "Web service: `/v1/search`, 50 concurrent clients",
         "SciFact, hybrid index, 2 cores",
         "p99 {p99} s at {rps} requests/s",

@@ -88,3 +88,15 @@ def test_an_onnx_network_pickles_without_its_session(tmp_path):
     assert back._session is None
     np.testing.assert_array_equal(back(rows), first)
     assert onnx.eval() is onnx
+
+
+def test_the_service_sets_the_threads_of_sessions_that_ask_for_none():
+    from factscout.nn.quantize import onnx_threads, set_onnx_threads
+
+    try:
+        set_onnx_threads(1)
+        assert onnx_threads() == 1 and onnx_threads(3) == 3
+        assert OnnxNetwork("x.onnx").threads is None  # resolved when its session is made
+    finally:
+        set_onnx_threads(None)
+    assert onnx_threads() >= 1

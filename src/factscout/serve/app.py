@@ -86,13 +86,16 @@ SECURITY_HEADERS = {
 
 
 def model_threads(threads: int) -> Any:
-    """Limit torch to ``threads`` intra-op threads and return the int8 sentence encoder with as many
+    """Limit torch and ONNX Runtime to ``threads`` intra-op threads and return the int8 sentence encoder with as many
     (``None`` when ONNX Runtime is not installed: the checker then picks its default).
 
     Measured on 2 cores shared with other jobs (load average 7): encoding one query with torch
     took 0.75 s with 2 threads and 0.02 s with 1 (the threads spin-wait for a busy core)."""
     if threads < 1:
         raise InputError(f"threads must be >= 1, got {threads}")
+    from factscout.nn.quantize import set_onnx_threads
+
+    set_onnx_threads(threads)  # the int8 stance model and query encoder too
     try:
         import torch
 
