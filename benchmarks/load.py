@@ -58,9 +58,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(index: Path, port: int, planner: str) -> subprocess.Popen[bytes]:
+def start_server(index: Path, port: int, planner: str, *extra: str) -> subprocess.Popen[bytes]:
     code = "from factscout.cli.main import app; app()"
     args = [sys.executable, "-c", code, "serve", "--index", str(index), "--port", str(port), "--planner", planner]
+    args += extra
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
     return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
@@ -138,14 +139,14 @@ async def run_load(
 class Server:
     """``factscout serve`` in a child process for the duration of a ``with`` block."""
 
-    def __init__(self, index: Path, planner: str) -> None:
+    def __init__(self, index: Path, planner: str, *extra: str) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.index, self.planner = index, planner
+        self.index, self.planner, self.extra = index, planner, extra
 
     def __enter__(self) -> Server:
         t0 = time.perf_counter()
-        self.proc = start_server(self.index, self.port, self.planner)
+        self.proc = start_server(self.index, self.port, self.planner, *self.extra)
         self.info = asyncio.run(wait_ready(self.base, self.proc))
         self.startup = time.perf_counter() - t0
         return self
@@ -179,7 +180,16 @@ def main() -> None:
         health = asyncio.run(run_load(server.base, "/v1/health", None, args.clients, args.seconds))
     with Server(args.bm25_index, args.planner) as bm25_server:
         bm25 = asyncio.run(run_load(bm25_server.base, "/v1/search", bodies["search"], args.clients, args.seconds))
-    runs = ((retriever, check), (retriever, search), ("bm25", bm25), ("- (reference: no core work)", health))
+    # reference: the fp32 path (no int8 stance or query encoder), as before issue 18's quantisation
+    with Server(args.index, args.planner, "--no-fast") as fp32_server:
+        fp32 = asyncio.run(run_load(fp32_server.base, "/v1/check", bodies["check"], args.clients, args.seconds))
+    runs = (
+        (retriever, check),
+        (f"{retriever}, `--no-fast` (fp32 reference)", fp32),
+        (retriever, search),
+        ("bm25", bm25),
+        ("- (reference: no core work)", health),
+    )
     rows = [
         [
             r["endpoint"],
@@ -204,8 +214,9 @@ def main() -> None:
             "",
             markdown_table(header, rows),
             "",
-            f"Server: `factscout serve` over SciFact's {server.info['passages']} abstracts ({retriever} index; the "
-            f"third row a BM25 index of the same corpus; the last row GETs /v1/health, the HTTP stack and client "
+            f"Server: `factscout serve` over SciFact's {server.info['passages']} abstracts ({retriever} index, int8"
+            f" stance and queries by default; the second row the same server with `--no-fast`, the fp32 path; the"
+            f" fourth row a BM25 index of the same corpus; the last row GETs /v1/health, the HTTP stack and client "
             f"alone), planner {args.planner} for /v1/check, k=10 for /v1/search; "
             f"up in {server.startup:.0f} s (models loaded once). Clients: httpx in a second process on the same "
             f"machine, closed loop, SciFact's {len(claims)} train claims in turn. Latency is per request as the "
@@ -217,7 +228,13 @@ def main() -> None:
     )
     headline = {
         name: {k: r[k] for k in ("p50", "p99", "throughput", "errors", "requests")}
-        for name, r in (("check", check), ("search", search), ("search_bm25", bm25), ("health", health))
+        for name, r in (
+            ("check", check),
+            ("check_fp32", fp32),
+            ("search", search),
+            ("search_bm25", bm25),
+            ("health", health),
+        )
     }
     publish("load", text, {"clients": args.clients, "seconds": args.seconds, "index": retriever, **headline})
 

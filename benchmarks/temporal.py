@@ -43,6 +43,7 @@ from _common import write_predictions as write_run_file
 
 from factscout.datasets import load_dataset
 from factscout.datasets.multifc import load_file
+from factscout.temporal.embeddings import EmbeddingStore
 from factscout.temporal.rankings import METHODS
 from factscout.training.temporal import ALL_METHODS, Example, TrainSettings, examples_from
 from factscout.training.temporal_protocol import (
@@ -154,6 +155,13 @@ def main() -> None:
     parser.add_argument("--save-mixture", action="store_true", help="write temporal/models/temporal_mixture.json")
     parser.add_argument("--predictions", help="write every claim's predicted label per seed, method and split (JSON)")
     parser.add_argument("--name", help="results file name (default temporal, or temporal_eval with --eval-claims)")
+    parser.add_argument(
+        "--encoder",
+        choices=["bilstm", "minilm"],
+        default="bilstm",
+        help="text encoders: BiLSTMs trained per seed (the paper's), or frozen MiniLM vectors (int8; cached per"
+        " text: fill the cache first with benchmarks/temporal_encoding.py --fill)",
+    )
     args = parser.parse_args()
     quiet()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -187,6 +195,8 @@ def main() -> None:
         leakage_methods=() if args.no_leakage else ("base", TIME_AWARE),
         share=args.validation_share,
         progress=log.info,
+        encoder=args.encoder,
+        embed=EmbeddingStore().embed if args.encoder == "minilm" else None,
     )
     seconds = time.perf_counter() - start
     command = shlex.join(["python", "benchmarks/temporal.py", *sys.argv[1:]])
@@ -309,8 +319,13 @@ def main() -> None:
         ),
         "",
         f"Training: {seconds / 60:.0f} min for {len(args.seeds)} seeds ({', '.join(f'{s:.0f}' for s in result.seconds)} s"
-        f" per seed; {settings.pretrain_epochs} + {settings.finetune_epochs} epochs, BiLSTM encoders "
-        f"{settings.encoder_epochs} epochs) on {machine()}, torch threads {args.threads}, shared with other jobs.",
+        f" per seed; {settings.pretrain_epochs} + {settings.finetune_epochs} epochs, "
+        + (
+            f"BiLSTM encoders {settings.encoder_epochs} epochs"
+            if args.encoder == "bilstm"
+            else "frozen MiniLM vectors (int8 ONNX Runtime, cached per text)"
+        )
+        + f") on {machine()}, torch threads {args.threads}, shared with other jobs.",
         "",
         f"Reproduce: `{command}`",
     ]

@@ -32,7 +32,7 @@ OPTIONS = {
     "--workers -i -o",
     "rewrite": "--claim-id --claims --index --input --max-steps --out --output --policy --qrels --reward --seed -i -o claim",
     "demo": "--claims --dataset --index --k --planner --retriever",
-    "serve": "--host --index --max-pending --passages --planner --policy --port --qrels --rerank --selector --stance --state --threads "
+    "serve": "--fast --host --index --max-pending --no-fast --passages --planner --policy --port --qrels --rerank --selector --stance --state --threads "
     "--token --verdict",
     "collect": "--allow-host --base-url --claims --distractors --drift-from --exclude-domain --host-interval --input "
     "--min-interval --no-crawl --no-mmr --out --output --planner --provider --replay --results --threshold -i -o",

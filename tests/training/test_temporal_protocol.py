@@ -115,3 +115,31 @@ def test_published_before_claim_drops_evidence_from_the_claim_day_on(claims):
     assert kept.evidence == ("a", "c") and kept.deltas == (-3, None) and kept.ranks == (1, 3)
     none_left = published_before_claim(dataclasses.replace(example, deltas=(0, 1, 2, 3)))
     assert none_left.evidence == ("",) and none_left.deltas == (None,)
+
+
+def test_the_protocol_runs_on_frozen_minilm_vectors_without_training_encoders(claims, monkeypatch):
+    import hashlib
+
+    import numpy as np
+
+    train, scored = claims
+    asked: set[str] = set()
+
+    def embed(texts):  # a stand-in for EmbeddingStore.embed: a fixed unit vector per text
+        asked.update(texts)
+        rows = [np.random.default_rng(int(hashlib.sha1(t.encode()).hexdigest()[:8], 16)).normal(size=12) for t in texts]
+        v = np.array(rows, dtype=np.float32).reshape(len(texts), 12)
+        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9)
+
+    def no_bilstm(*_, **__):
+        raise AssertionError("the minilm protocol must not train BiLSTM encoders")
+
+    monkeypatch.setattr(protocol, "train_bilstm_encoders", no_bilstm)
+    result = protocol.run_protocol(
+        train, scored, seeds=[0], settings=TINY, methods=("base", "time-aware"), share=0.3, encoder="minilm", embed=embed
+    )
+    assert result.featurizer.kind == "minilm"
+    assert {e.claim for e in scored} <= asked
+    assert {"base", "time-aware", "base" + protocol.LEAKAGE_SUFFIX} <= set(result.runs[0])
+    with pytest.raises(InputError, match="needs an embed function"):
+        protocol.run_protocol(train, scored, seeds=[0], settings=TINY, encoder="minilm")

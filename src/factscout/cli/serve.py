@@ -22,11 +22,13 @@ if typing.TYPE_CHECKING:  # the value types; typer reads the options below
     VerdictOption: typing.TypeAlias = str
     RerankOption: typing.TypeAlias = bool
     SelectorOption: typing.TypeAlias = str
+    FastOption: typing.TypeAlias = bool | None
 else:
     StanceOption = _CHECK_OPTIONS["stance"]
     VerdictOption = _CHECK_OPTIONS["verdict"]
     RerankOption = _CHECK_OPTIONS["rerank"]
     SelectorOption = _CHECK_OPTIONS["selector"]
+    FastOption = _CHECK_OPTIONS["fast"]
 
 
 @friendly
@@ -63,10 +65,12 @@ def serve(
     verdict: VerdictOption = _CHECK_DEFAULTS["verdict"],
     rerank: RerankOption = _CHECK_DEFAULTS["rerank"],
     selector: SelectorOption = _CHECK_DEFAULTS["selector"],
+    fast: FastOption = _CHECK_DEFAULTS["fast"],
 ) -> None:
     """Serve the HTTP API (/v1/check, /v1/checks, /v1/search, /v1/plan, /v1/rewrite) and the web page.
 
-    The check settings (--stance, --verdict, --rerank, --selector) are those of `factscout check`."""
+    The check settings (--stance, --verdict, --rerank, --selector, --fast/--no-fast) are those of
+    `factscout check`."""
     quiet_libraries()
     from factscout.check import Checker, CheckSettings
     from factscout.formats.trec import read_qrels
@@ -82,7 +86,13 @@ def serve(
     from factscout.retrieve.index import read_manifest
 
     settings = CheckSettings(  # unknown names are reported (with the known ones) before anything loads
-        planner=planner, passages=passages, stance=stance, verdict=verdict, rerank=rerank, selector=selector
+        planner=planner,
+        passages=passages,
+        stance=stance,
+        verdict=verdict,
+        rerank=rerank,
+        selector=selector,
+        fast=fast,
     )
     read_manifest(index)  # a missing or broken index is reported before any model loads
     from factscout.serve.jobs import JobStore

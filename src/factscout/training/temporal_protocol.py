@@ -171,10 +171,14 @@ def run_protocol(
     share: float = VALIDATION_SHARE,
     chooser: Callable[[Mapping[str, Sequence[Mapping[str, DomainResult]]]], dict[str, str]] = choose_domains,
     progress: Callable[[str], None] | None = None,
+    encoder: str = "bilstm",
+    embed: Callable[[Sequence[str]], np.ndarray] | None = None,
 ) -> ProtocolResult:
     """Train every method with every seed on the fit split of ``train``, score the validation split
     and ``scored``; ``leakage_methods`` are trained and scored once more with the evidence dated on
-    or after the claim removed everywhere (method name + :data:`LEAKAGE_SUFFIX`)."""
+    or after the claim removed everywhere (method name + :data:`LEAKAGE_SUFFIX`). ``encoder``:
+    ``bilstm`` (BiLSTM claim and evidence encoders trained per seed, the paper's) or ``minilm``
+    (fixed MiniLM vectors from ``embed``, e.g. :meth:`~factscout.temporal.embeddings.EmbeddingStore.embed`)."""
     unknown = [m for m in (*methods, *leakage_methods) if m not in ALL_METHODS]
     if unknown:
         raise InputError(f"no joint-model method {unknown[0]!r}; known: {', '.join(ALL_METHODS)}")
@@ -184,7 +188,7 @@ def run_protocol(
     fit, validation = validation_split(train, share)
     if scored_ids & {e.claim_id for e in train}:
         raise InputError("the scored claims overlap the training claims")
-    featurizer = Featurizer.fit("bilstm", fit)
+    featurizer = Featurizer.fit(encoder, fit, embed=embed)
     splits = {"validation": validation, "scored": list(scored)}
     tensors = {"fit": featurizer.transform(fit), **{k: featurizer.transform(v) for k, v in splits.items()}}
     leak = {}
@@ -199,14 +203,21 @@ def run_protocol(
     for seed in seeds:
         start = time.perf_counter()
         s = dataclasses.replace(settings, seed=seed)
-        encoders = train_bilstm_encoders(featurizer, tensors["fit"], s)
-        vec = {k: bilstm_vectors(encoders, t, threads=s.threads) for k, t in tensors.items()}
+        if encoder == "bilstm":
+            encoders = train_bilstm_encoders(featurizer, tensors["fit"], s)
+            vec = {k: bilstm_vectors(encoders, t, threads=s.threads) for k, t in tensors.items()}
+        else:  # the featurizer's MiniLM vectors are the text vectors
+            vec = tensors
         run: Results = {}
         for method in methods:
             run[method] = run_method(featurizer, method, vec["fit"], {k: vec[k] for k in splits}, s)
             say(f"seed {seed} {method}: validation {domain_average(run[method]['validation']):.4f}")
         if leak:
-            lvec = {k: bilstm_vectors(encoders, t, threads=s.threads) for k, t in leak.items()}
+            lvec = (
+                {k: bilstm_vectors(encoders, t, threads=s.threads) for k, t in leak.items()}
+                if encoder == "bilstm"
+                else leak
+            )
             for method in leakage_methods:
                 run[method + LEAKAGE_SUFFIX] = run_method(
                     featurizer, method, lvec["fit"], {k: lvec[k] for k in splits}, s
