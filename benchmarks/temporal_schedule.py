@@ -5,7 +5,7 @@ MultiFC recipe ``temporal.md`` and the light schedule ``temporal_light.md``), an
 schedule whose ``base`` scores highest on the validation split of MultiFC train (the ``validation``
 column); the scored-split columns are shown beside it but never read by the choice.
 
-    python benchmarks/temporal_schedule.py [--files temporal.md temporal_light.md]
+    python benchmarks/temporal_schedule.py [--files temporal.md temporal_light.md] [--name NAME]
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ def reproduce_line(path: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", nargs="+", default=["temporal.md", "temporal_light.md"])
+    parser.add_argument("--name", default="temporal_schedule", help="results name (temporal_minilm_schedule: MiniLM)")
     args = parser.parse_args()
     tables = {name: table(RESULTS / name) for name in args.files}
     chosen = max(args.files, key=lambda n: float(tables[n]["base"]["validation"]))
@@ -67,11 +68,12 @@ def main() -> None:
             "Schedules: "
             + "; ".join(f"`{n}`: {reproduce_line(RESULTS / n).removeprefix('Reproduce: ')}" for n in args.files),
             "",
-            f"Reproduce: `python benchmarks/temporal_schedule.py --files {' '.join(args.files)}`",
+            f"Reproduce: `python benchmarks/temporal_schedule.py --files {' '.join(args.files)}"
+            + (f" --name {args.name}`" if args.name != "temporal_schedule" else "`"),
         ]
     )
     publish(
-        "temporal_schedule",
+        args.name,
         text,
         {
             "chosen": chosen,
