@@ -136,7 +136,14 @@ def test_the_protocol_runs_on_frozen_minilm_vectors_without_training_encoders(cl
 
     monkeypatch.setattr(protocol, "train_bilstm_encoders", no_bilstm)
     result = protocol.run_protocol(
-        train, scored, seeds=[0], settings=TINY, methods=("base", "time-aware"), share=0.3, encoder="minilm", embed=embed
+        train,
+        scored,
+        seeds=[0],
+        settings=TINY,
+        methods=("base", "time-aware"),
+        share=0.3,
+        encoder="minilm",
+        embed=embed,
     )
     assert result.featurizer.kind == "minilm"
     assert {e.claim for e in scored} <= asked

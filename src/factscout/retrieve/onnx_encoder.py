@@ -11,11 +11,12 @@ passages read, and that encoding is most of a claim's latency. Its int8 weights 
 stored: ONNX Runtime computes in fp32, so on 2 cores it is no faster than torch.
 
 :class:`Int8Encoder`: the same fp32 model exported by factscout and dynamically quantised
-(:mod:`factscout.nn.quantize`), so the matrix products run in int8: 1.8x (256-token passages)
-to 2.6x (sentences) faster than fp32, with embeddings a little further from fp32's (mean cosine
-0.993). It is the ``minilm-int8`` corpus encoder (``factscout index --encoder minilm-int8``) and
-embeds queries under ``--fast``; SciFact nDCG@10 moves by less than 0.002 either way
-(``benchmarks/fast_queries.py``).
+(:mod:`factscout.nn.quantize`), so the matrix products run in int8: about 1.6x (256-token
+passages) to 3x (claims) faster than fp32, with embeddings a little further from fp32's (mean
+cosine 0.993). It is the ``minilm-int8`` corpus encoder (``factscout index --encoder
+minilm-int8``: SciFact nDCG@10 within 0.002 of fp32, dense and hybrid) and embeds a hybrid
+index's queries by default (-0.0014; a dense index's only under ``--fast``: -0.005), as
+measured by ``benchmarks/fast_queries.py``.
 """
 
 from __future__ import annotations
