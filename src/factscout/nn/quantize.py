@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import MissingDependency
-from factscout.nn.backend import require_torch
+from factscout.nn.backend import cache_dir, require_torch
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ def onnx_threads(requested: int | None = None) -> int:
 
 
 def cache_root() -> Path:
-    return Path(os.environ.get("FACTSCOUT_CACHE") or Path.home() / ".cache" / "factscout") / "onnx"
+    return cache_dir() / "onnx"
 
 
 def weights_key(network: Any) -> str:
@@ -137,6 +137,7 @@ class OnnxNetwork:
             options.intra_op_num_threads = onnx_threads(self.threads)
             options.log_severity_level = 3
             self._session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+            self._inputs = {i.name for i in self._session.get_inputs()}
         return self._session
 
     def __getstate__(self) -> dict:
@@ -148,8 +149,8 @@ class OnnxNetwork:
         return self
 
     def __call__(self, feeds: Mapping[str, np.ndarray]) -> np.ndarray:
-        names = {i.name for i in self.session.get_inputs()}
-        inputs = {k: np.asarray(v, dtype=np.int64) for k, v in feeds.items() if k in names}
-        if "token_type_ids" in names and "token_type_ids" not in inputs:
+        session = self.session
+        inputs = {k: np.asarray(v, dtype=np.int64) for k, v in feeds.items() if k in self._inputs}
+        if "token_type_ids" in self._inputs and "token_type_ids" not in inputs:
             inputs["token_type_ids"] = np.zeros_like(inputs["input_ids"])
-        return np.asarray(self.session.run(None, inputs)[0])
+        return np.asarray(session.run(None, inputs)[0])

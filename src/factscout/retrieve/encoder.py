@@ -23,12 +23,12 @@ import logging
 import os
 import tempfile
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from factscout.errors import InputError, MissingDependency
+from factscout.nn.backend import cache_dir
 from factscout.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -36,10 +36,6 @@ log = logging.getLogger(__name__)
 DEFAULT_ENCODER = "minilm"
 CORPUS_BATCH = 256  # passages per encode call when encoding a corpus (in-process and on Ray alike)
 _INSTALL_HINT = "dense retrieval needs: pip install torch==2.13.0 && pip install 'factscout[dense]'"
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("FACTSCOUT_CACHE") or Path.home() / ".cache" / "factscout")
 
 
 def _resolve(model: str) -> str:

