@@ -64,6 +64,18 @@ def test_the_int8_network_follows_the_torch_one_and_honours_the_mask():
     # (tests/retrieve/test_onnx_encoder.py checks the mask on the real MiniLM, where it matters more)
 
 
+def test_attention_is_exported_eager_and_the_network_is_left_as_it_was():
+    import onnx
+
+    net = tiny_bert(2)
+    assert net.bert.config._attn_implementation == "sdpa"
+    path = quantized_file("tiny-eager", weights_key(net), lambda: net, output_axes={0: "batch"})
+    ops = {node.op_type for node in onnx.load(str(path)).graph.node}
+    assert "IsNaN" not in ops  # SDPA's export: IsNaN + Where over every attention score
+    assert "MatMulInteger" in ops or "DynamicQuantizeMatMul" in ops or "MatMulIntegerToFloat" in ops
+    assert net.bert.config._attn_implementation == "sdpa"
+
+
 def test_other_weights_get_another_file_and_a_failed_export_leaves_none():
     a, b = tiny_bert(0), tiny_bert(1)
     assert weights_key(a) != weights_key(b) and weights_key(a) == weights_key(tiny_bert(0))

