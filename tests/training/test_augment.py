@@ -18,6 +18,7 @@ from factscout.training.augment import (
     swap_association,
     swap_direction,
     swap_subject,
+    toggle_negation,
 )
 from factscout.training.stance_data import LABEL_ID, Pair
 
@@ -279,3 +280,54 @@ def test_augment_pairs_claim_side_off(nlp):
 def test_augment_pairs_unknown_name():
     with pytest.raises(UnknownName, match="no augmentation 'shuffle'"):
         augment_pairs([], names=("shuffle",), nlp=object())
+
+
+# -- the supporting edits: a polarity word alone must not decide the label --------------------------
+
+SYMPATHETIC = "Sympathetic nerve activity is reduced throughout normal pregnancy."  # SciFact claim
+NO_EFFECT = "Taking aspirin has no effect on the risk of colorectal cancer."
+
+
+def test_toggle_negation_both_ways_and_not_on_other_negations(nlp):
+    assert toggle_negation(nlp(SYMPATHETIC)) == "Sympathetic nerve activity is not reduced throughout normal pregnancy."
+    assert toggle_negation(nlp(GS9620)) == (
+        "GS-9620-CM reduced covalently closed circular DNA (cccDNA) levels in either cell type."
+    )
+    assert toggle_negation(nlp(NO_EFFECT)) is None  # "does not have no effect" is no opposite
+    assert toggle_negation(nlp("Statins never cause myopathy.")) is None
+
+
+def test_augment_pairs_both_sides_keeps_support(nlp):
+    pair = _support(SPRAYING, "Electrostatic spraying prevented the spread of the virus in the trial.")
+    made = augment_pairs([pair], seed=0, names=("both",), nlp=nlp)
+    assert [(p.source, p.claim, p.sentence, STANCE_LABELS[p.label]) for p in made] == [
+        (
+            "aug:both",
+            "Electrostatic spraying will cause the spread of covid-19",
+            "Electrostatic spraying caused the spread of the virus in the trial.",
+            SUPPORTS,
+        )
+    ]
+    assert augment_pairs([pair], seed=0, names=("both",), claim_side=False, nlp=nlp) == []
+    # an edit that applies to one side only makes no pair
+    one_sided = _support(SPRAYING, "The trial sprayed every room twice a day.")
+    assert augment_pairs([one_sided], seed=0, names=("both",), nlp=nlp) == []
+
+
+def test_augment_pairs_reflip_turns_a_refuting_pair_into_support(nlp):
+    refuting = Pair(
+        "scifact", "c3", SYMPATHETIC, "Sympathetic activity rose in the third trimester.", LABEL_ID[REFUTES]
+    )
+    no_effect = Pair("scifact", "c4", NO_EFFECT, "Aspirin lowered the risk by 20%.", LABEL_ID[REFUTES])
+    support = _support(SPRAYING, "Electrostatic spraying prevented the spread of the virus in the trial.")
+    made = augment_pairs([refuting, no_effect, support], seed=0, names=("reflip",), nlp=nlp)
+    assert [(p.source, p.claim_id, p.claim, p.sentence, STANCE_LABELS[p.label]) for p in made] == [
+        (
+            "aug:reflip",
+            "c3",
+            "Sympathetic nerve activity is not reduced throughout normal pregnancy.",
+            refuting.sentence,
+            SUPPORTS,
+        )
+    ]
+    assert augment_pairs([refuting], seed=0, names=("reflip",), claim_side=False, nlp=nlp) == []

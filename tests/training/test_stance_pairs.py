@@ -189,6 +189,20 @@ def test_builder_is_deterministic_and_augments_only_supporting_pairs():
     assert {p.origin for p in a} == {"averitec"}
 
 
+def test_builder_supporting_edits_only_where_they_are_sound():
+    try:
+        made = build_stance_pairs(sources=("scifact", "averitec"), mini=True, augmentations=("both", "reflip"))
+    except DataNotFound as exc:
+        pytest.skip(str(exc))
+    augmented = [p for p in made if p.source.startswith("aug:")]
+    assert {p.source for p in augmented} <= {"aug:both", "aug:reflip"}
+    assert {STANCE_LABELS.index(SUPPORTS)} == {STANCE_LABELS.index(p.label) for p in augmented}
+    reflips = [p for p in augmented if p.source == "aug:reflip"]
+    assert reflips and {p.origin for p in reflips} == {"scifact"}  # an AVeriTeC refutation is no contradiction
+    with pytest.raises(UnknownName, match="no augmentation 'shuffle'"):
+        build_stance_pairs(sources=("scifact",), mini=True, augmentations=("shuffle",))
+
+
 def test_builder_unknown_source():
     with pytest.raises(UnknownName, match="no stance pair source 'fever'"):
         build_stance_pairs(sources=("fever",))
@@ -233,6 +247,16 @@ def test_cli_unknown_source_is_a_usage_error(tmp_path):
     out = tmp_path / "p.jsonl"
     r = CliRunner().invoke(app, ["train", "stance-pairs", "--out", str(out), "--sources", "checkthat,nope"])
     assert r.exit_code == 2 and "no stance pair source 'nope'" in r.output
+    assert not out.exists()
+
+
+def test_cli_unknown_augmentation_is_a_usage_error(tmp_path):
+    from factscout.cli.main import app
+
+    out = tmp_path / "p.jsonl"
+    args = ["train", "stance-pairs", "--out", str(out), "--sources", "scifact", "--augmentations", "both,flip"]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 2 and "no augmentation 'flip'" in r.output
     assert not out.exists()
 
 

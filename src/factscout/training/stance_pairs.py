@@ -39,7 +39,10 @@ Sources (the pair's ``source`` tag, counted and ablated separately):
     The dev-test split is not used.
 ``aug:<name>``
     Counterfactual edits of every supporting pair above (:mod:`factscout.training.augment`);
-    an augmented pair keeps the licence of the pair it was made from.
+    an augmented pair keeps the licence of the pair it was made from. ``aug:reflip`` (a refuting
+    pair's claim negated: supports) is made only for :data:`CONTRADICTING_SOURCES`, whose
+    refuting evidence contradicts the claim's predicate; an AVeriTeC claim is often refuted
+    because the event never happened, which its negation does not make supported.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ from factscout.training.stance_data import LABEL_ID, Pair, covidfact_pairs
 log = logging.getLogger(__name__)
 
 SOURCES = ("scifact", "covidfact", "averitec", "checkthat")
+CONTRADICTING_SOURCES = ("scifact", "covidfact")
 DEV_FRACTION = 0.15  # the SciFact dev part stance_cross.py chooses on (CrossConfig.dev_fraction)
 BM25_NEI = 3  # BM25 sentences of non-cited abstracts per SciFact claim
 CHECKTHAT_NEI = 2  # non-relevant top-BM25 verified claims per tweet
@@ -300,13 +304,15 @@ def build_stance_pairs(
     *,
     sources: Sequence[str] = SOURCES,
     augment: bool = True,
+    augmentations: Sequence[str] | None = None,
     seed: int = 0,
     exclude_claim_ids: Collection[str] | None = None,
     mini: bool = False,
     say: Callable[[str], None] = lambda _: None,
 ) -> list[StancePair]:
     """Every stance pair of ``sources`` (module docstring), augmented (:func:`augment_pairs`) when
-    ``augment``, deterministic for a ``seed``.
+    ``augment``, deterministic for a ``seed``. ``augmentations``: the edits by name (default
+    :data:`~factscout.training.augment.DEFAULT_AUGMENTATIONS`).
 
     ``exclude_claim_ids``: claims (of any source: the ids do not collide) that give no pair;
     default :func:`default_exclusions` (the SciFact held-out and dev claims). ``mini``: the SciFact
@@ -315,11 +321,16 @@ def build_stance_pairs(
     """
     from factscout.datasets import load_dataset
     from factscout.datasets import scifact as scifact_data
+    from factscout.training.augment import AUGMENTATIONS, DEFAULT_AUGMENTATIONS
     from factscout.training.cards import licence_of
 
     for s in sources:
         if s not in SOURCES:
             raise UnknownName("stance pair source", s, SOURCES)
+    edits = tuple(DEFAULT_AUGMENTATIONS if augmentations is None else augmentations)
+    for e in edits:
+        if e not in AUGMENTATIONS:
+            raise UnknownName("augmentation", e, AUGMENTATIONS)
     root = Path(data_root) if data_root is not None else None
     excluded = set(default_exclusions(root, mini=mini) if exclude_claim_ids is None else exclude_claim_ids)
     groups: dict[str, tuple[str, list[Pair]]] = {}
@@ -353,7 +364,8 @@ def build_stance_pairs(
             from factscout.training.augment import augment_pairs
 
             # a tweet is rarely a declarative sentence: CheckThat's verified claim side is edited only
-            made += augment_pairs(pairs, seed=seed, claim_side=name != "checkthat")
+            names = [e for e in edits if e != "reflip" or name in CONTRADICTING_SOURCES]
+            made += augment_pairs(pairs, seed=seed, names=names, claim_side=name != "checkthat")
             say(f"{name}: {len(made) - len(pairs)} augmented pairs")
         out.extend(
             StancePair(p.claim, p.sentence, STANCE_LABELS[p.label], p.source, licence, p.claim_id, name) for p in made
