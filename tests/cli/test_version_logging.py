@@ -92,6 +92,9 @@ from factscout.cli.main import app
 def ping() -> None:
     logging.getLogger("factscout.ping").info("pong at info")
     logging.getLogger("factscout.ping").debug("pong at debug")
+    loud = logging.getLogger("loud_library")  # as bm25s does on import
+    loud.setLevel(logging.DEBUG)
+    loud.debug("library chatter")
     print("done")
 
 sys.argv = ["factscout", *sys.argv[1:]]
@@ -108,6 +111,7 @@ def test_library_log_messages_reach_stderr_only_when_asked():
     assert quiet.returncode == 0, quiet.stderr
     assert quiet.stdout.strip() == "done"
     assert "pong" not in quiet.stderr
+    assert "chatter" not in quiet.stderr  # a library that sets its own logger to DEBUG stays quiet
 
     info = run_cli("-v", "ping")
     assert info.returncode == 0, info.stderr

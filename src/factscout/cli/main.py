@@ -68,9 +68,18 @@ def log_level(verbose: int, level: str | None) -> int:
 
 def configure_logging(level: int) -> None:
     """Library log messages go to stderr at ``level`` and above. ``basicConfig`` adds the stderr
-    handler only when the root logger has none yet; the level is set either way."""
+    handler only when the root logger has none yet; the level is set either way, on the root
+    logger and on the handler added here: a library that sets its own logger to DEBUG on import
+    (bm25s does) would otherwise print its debug lines through it."""
+    root = logging.getLogger()
+    before = list(root.handlers)
     logging.basicConfig(level=level, format=LOG_FORMAT)
-    logging.getLogger().setLevel(level)
+    root.setLevel(level)
+    for handler in root.handlers:
+        if handler not in before:
+            handler._factscout = True  # type: ignore[attr-defined]
+        if getattr(handler, "_factscout", False):
+            handler.setLevel(level)
 
 
 @app.callback()
