@@ -19,7 +19,10 @@ a second pointer row shows whether they help). The candidate ranker (``rewrite/r
 trained on every training claim from the endpoint's rewards of its candidate keyword queries (no
 trajectories; its target and margin by cross-validation on the training claims) and, at
 inference, searches the endpoint for each candidate and keeps the one its models predict best; a
-second oracle row gives the best of its candidates (its headroom). The DT is CPU-sized here (``--dt-hidden``,
+second oracle row gives the best of its candidates (its headroom). ``--pointer-history K`` adds
+the decision transformer with the token-pointing action head (over the last K steps; epoch, stop
+margin and conditioning return chosen by rollouts on validation claims), and ``--name`` writes
+the results under another name. The DT is CPU-sized here (``--dt-hidden``,
 ``--dt-layers``, ``--dt-heads``; the paper's 768/6/8 is the library default) with frozen MiniLM
 states. Another split: ``--claims C --qrels Q --corpus P --heldout IDS``.
 
@@ -73,6 +76,8 @@ from factscout.verify.stance import MODEL_DIR
 MEASURES = ("AP@50", "R@50", "RR")
 RANKER = "candidate ranker (learned; observes the endpoint's results)"
 STOP_MARGINS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)  # the pointer's stop margins tried on the validation claims
+TARGET_RETURNS = (0.0, 0.25, 0.5, 1.0)  # the returns the token-pointing DT is conditioned on, tried there too
+POINTER_DT = "decision transformer, token-pointing head, learned stop"
 RETRIEVER_NAMES = {
     "bm25": "tuned BM25",
     "bm25-plain": "BM25 with Elasticsearch's defaults",
@@ -90,6 +95,40 @@ def reproduce_args(argv: list[str]) -> list[str]:
             continue
         out.append(arg)
     return out
+
+
+def load_split(dataset: str, args: argparse.Namespace) -> tuple[list, dict, list, set, str]:
+    """(claims, qrels, corpus, held-out claim ids, name) of a dataset: SciFact train vs its 202
+    held-out claims, CheckThat train tweets vs dev-test tweets, a seeded 20% of AVeriTeC train's and
+    COVID-Fact's claims held out; ``custom`` reads ``args.claims/qrels/corpus/heldout``."""
+    if dataset == "custom":
+        claims, qrels, corpus = list(read_claims(args.claims)), read_qrels(args.qrels), list(read_corpus(args.corpus))
+        held = set(Path(args.heldout).read_text().split())
+        name = args.claims
+    elif dataset == "checkthat2022":
+        data, test_data = load_dataset("checkthat2022", "train"), load_dataset("checkthat2022", "dev-test")
+        claims, corpus = [*data.claims, *test_data.claims], list(data.corpus)
+        qrels = {**data.qrels, **test_data.qrels}
+        held = {c.claim_id for c in test_data.claims}
+        name = "CheckThat 2022 2A (train -> dev-test)"
+    elif dataset in ("averitec", "covidfact"):
+        if dataset == "averitec":
+            data = load_dataset("averitec_beir", "train")
+            claims, qrels, corpus = list(data.claims), data.qrels, list(data.corpus)
+            name = "AVeriTeC train, BEIR view"
+        else:
+            folder = data_root() / "covidfact" / "beir"
+            claims, corpus = list(read_claims(folder / "queries.jsonl")), list(read_corpus(folder / "corpus.jsonl"))
+            qrels = read_qrels(folder / "qrels" / "test.tsv")
+            name = "COVID-Fact, BEIR view"
+        ids = sorted(c.claim_id for c in claims if c.claim_id in qrels)
+        held = set(np.random.default_rng(0).permutation(ids)[: len(ids) // 5].tolist())
+    else:
+        data = load_dataset("scifact", "train")
+        claims, qrels, corpus = list(data.claims), data.qrels, list(data.corpus)
+        held = set((MODEL_DIR / "scifact_heldout_ids.txt").read_text().split())
+        name = "SciFact train"
+    return claims, qrels, corpus, held, name
 
 
 def sample(claims: list, limit: int | None) -> list:
@@ -119,6 +158,13 @@ def main() -> None:
     )
     parser.add_argument("--pointer-epochs", type=int, default=12)
     parser.add_argument(
+        "--pointer-history",
+        type=int,
+        default=0,
+        help="also the decision transformer with the token-pointing head, over this many last steps",
+    )
+    parser.add_argument("--name", help="results name (default: rewriting[_<dataset>][_<retriever>])")
+    parser.add_argument(
         "--pointer-idf",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -146,33 +192,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)  # small models: one thread is faster than two on 2 shared cores
-    if args.claims:
-        claims, qrels, corpus = list(read_claims(args.claims)), read_qrels(args.qrels), list(read_corpus(args.corpus))
-        held = set(Path(args.heldout).read_text().split())
-        name = args.claims
-    elif args.dataset == "checkthat2022":
-        data, test_data = load_dataset("checkthat2022", "train"), load_dataset("checkthat2022", "dev-test")
-        claims, corpus = [*data.claims, *test_data.claims], list(data.corpus)
-        qrels = {**data.qrels, **test_data.qrels}
-        held = {c.claim_id for c in test_data.claims}
-        name = "CheckThat 2022 2A (train -> dev-test)"
-    elif args.dataset in ("averitec", "covidfact"):
-        if args.dataset == "averitec":
-            data = load_dataset("averitec_beir", "train")
-            claims, qrels, corpus = list(data.claims), data.qrels, list(data.corpus)
-            name = "AVeriTeC train, BEIR view"
-        else:
-            folder = data_root() / "covidfact" / "beir"
-            claims, corpus = list(read_claims(folder / "queries.jsonl")), list(read_corpus(folder / "corpus.jsonl"))
-            qrels = read_qrels(folder / "qrels" / "test.tsv")
-            name = "COVID-Fact, BEIR view"
-        ids = sorted(c.claim_id for c in claims if c.claim_id in qrels)
-        held = set(np.random.default_rng(0).permutation(ids)[: len(ids) // 5].tolist())
-    else:
-        data = load_dataset("scifact", "train")
-        claims, qrels, corpus = list(data.claims), data.qrels, list(data.corpus)
-        held = set((MODEL_DIR / "scifact_heldout_ids.txt").read_text().split())
-        name = "SciFact train"
+    claims, qrels, corpus, held, name = load_split("custom" if args.claims else args.dataset, args)
     train = sample([c for c in claims if c.claim_id not in held and c.claim_id in qrels], args.max_train)
     test = sample([c for c in claims if c.claim_id in held and c.claim_id in qrels], args.max_test)
     retriever = build_retriever(corpus, args.retriever, show_progress=False)
@@ -211,37 +231,51 @@ def main() -> None:
     def select(policy: object) -> float:
         return float(np.mean([env.reward(c, rewrite(c, policy, max_steps=steps_limit).final) for c in val_claims]))
 
-    def fit_pointer(extra: list, extra_stops: list[str]) -> PointerPolicy:
+    def fit_pointer(extra: list, extra_stops: list[str], config: PointerConfig = pointer_config) -> PointerPolicy:
         fit_trajectories = [tr for tr in trajectories if tr.claim_id not in val_ids] + extra
         stops = [c.text for c in train if c.claim_id not in val_ids and c.text in set(stop_texts)] + extra_stops
         pointer_settings = TrainSettings(epochs=args.pointer_epochs, lr=1e-3)
         return train_pointer(  # type: ignore[return-value]
             fit_trajectories,
             stops,
-            pointer_config,
+            config,
             pointer_settings,
             select=select,
             idf=idf if args.pointer_idf else None,
         ).policy
 
-    def with_margin(policy: PointerPolicy) -> PointerPolicy:
-        """The policy with the stop margin that scores best on the validation claims (ties: the
+    def with_margin(policy: PointerPolicy, targets: tuple[float, ...] = ()) -> PointerPolicy:
+        """The policy with the stop margin (and, for the decision transformer, the return it is
+        conditioned on, from ``targets``) that scores best on the validation claims (ties: the
         more cautious, larger margin)."""
         tried = {}
-        for margin in STOP_MARGINS:
-            policy.config = replace(policy.config, stop_margin=margin)
-            tried[margin] = select(policy)
-        best = max(STOP_MARGINS, key=lambda m: (round(tried[m], 6), m))
-        policy.config = replace(policy.config, stop_margin=best)
+        for target in targets or (policy.config.target_return,):
+            for margin in STOP_MARGINS:
+                policy.config = replace(policy.config, stop_margin=margin, target_return=target)
+                policy.target_return = target if policy.config.history else policy.target_return
+                tried[margin, target] = select(policy)
+        margin, target = max(tried, key=lambda k: (round(tried[k], 6), k[0], -k[1]))
+        policy.config = replace(policy.config, stop_margin=margin, target_return=target)
+        policy.target_return = target if policy.config.history else policy.target_return
         policy.training["stop_margin"] = {
-            "chosen": best,
-            "validation AP@50": {str(m): round(v, 4) for m, v in tried.items()},
+            "chosen": margin,
+            "validation AP@50": {str(m): round(v, 4) for (m, r), v in tried.items() if r == target},
         }
+        if targets:
+            policy.training["target_return"] = {
+                "chosen": target,
+                "validation AP@50": {str(r): round(v, 4) for (m, r), v in tried.items() if m == margin},
+            }
         return policy
 
     t = time.perf_counter()
     pointer = with_margin(fit_pointer([], []))
     pointer_s = time.perf_counter() - t
+    if args.pointer_history:
+        t = time.perf_counter()
+        dt_pointer_config = replace(pointer_config, history=args.pointer_history, reward="sparse")
+        pointer_dt = with_margin(fit_pointer([], [], dt_pointer_config), TARGET_RETURNS)
+        pointer_dt_s = time.perf_counter() - t
     pseudo_note = ""
     if args.pseudo_claims:
         t = time.perf_counter()
@@ -297,11 +331,14 @@ def main() -> None:
             ("DT sparse + negatives, env stop (upper bound)", sparse_neg.policy, env, args.max_steps),
         ]
     runs.append(("token-pointing policy, learned stop", pointer, None, steps_limit))
+    if args.pointer_history:
+        runs.append((POINTER_DT, pointer_dt, None, steps_limit))
     runs.append((RANKER, ranker, None, TUNE_MAX_STEPS))
     if args.pseudo_claims:
         runs.append((f"token-pointing policy + {len(pseudo.claims)} pseudo-claims", pointer_pseudo, None, steps_limit))
     stem = "rewriting" if args.dataset == "scifact" or args.claims else f"rewriting_{args.dataset}"
     result = stem if args.retriever == "bm25" else f"{stem}_{args.retriever.replace('-', '_')}"
+    result = args.name or result
     rows, headline, actions = [], {"benchmark": "rewriting", "eval": name, "retriever": args.retriever}, {}
     base = None
     kinds_of: dict[str, Counter[str]] = {}
@@ -397,6 +434,7 @@ def main() -> None:
             f"{oracle_s:.0f} s; on {machine()}.",
             "",
             *([pseudo_note, ""] if pseudo_note else []),
+            *([pointer_dt_note(pointer_dt, pointer_dt_s, args), ""] if args.pointer_history else []),
             f"Candidate ranker: {ranker.training['claims']} training claims, {ranker.training['candidates']:,} "
             f"candidate queries searched and scored; target `{ranker.training['target']}` and margin "
             f"{ranker.training['margin']} chosen by 5-fold cross-validation on the training claims (mean AP@50 "
@@ -424,12 +462,29 @@ def main() -> None:
     if args.save_policies:
         folder = Path(args.save_policies)
         save_policy(pointer, folder / f"{args.dataset}-{args.retriever}-pointer")
+        if args.pointer_history:
+            save_policy(pointer_dt, folder / f"{args.dataset}-{args.retriever}-pointer-dt")
         save_policy(ranker, folder / f"{args.dataset}-{args.retriever}")
         save_policy(classifier.policy, folder / f"{args.dataset}-{args.retriever}-classifier")
         if not args.no_dt:
             for label, trained in (("dt-dense", dense), ("dt-sparse", sparse)):
                 save_policy(trained.policy, folder / f"{args.dataset}-{args.retriever}-{label}")
     publish(result, text, headline)
+
+
+def pointer_dt_note(policy: PointerPolicy, seconds: float, args: argparse.Namespace) -> str:
+    """How the token-pointing decision transformer was trained and chosen."""
+    t = policy.training
+    return (
+        f"Decision transformer with the token-pointing head: Hugging Face's DecisionTransformerModel "
+        f"({policy.config.dt_layers} layers, width {policy.config.hidden}) over the last {policy.config.history} "
+        f"(return-to-go, pooled token states, edit) steps, its output shifting each edit kind's vector that "
+        f"scores the current query's tokens; sparse returns-to-go; {t['examples']} states ({t['stop_examples']} "
+        f"with stop), frozen MiniLM token vectors; epoch {t['chosen_epoch']} of {args.pointer_epochs}, stop margin "
+        f"{t['stop_margin']['chosen']} and conditioning return {t['target_return']['chosen']} (from "
+        f"{list(TARGET_RETURNS)}; validation AP@50 {t['target_return']['validation AP@50']}) chosen by rollouts on "
+        f"the validation claims; {seconds:.0f} s."
+    )
 
 
 def ratio(value: float, base: float) -> str:

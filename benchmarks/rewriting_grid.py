@@ -1,8 +1,8 @@
 """The candidate-ranking rewrite policy on every endpoint x dataset, beside the claim, the best
 keyword baseline and its headroom (issue 17's "report all four endpoints x datasets").
 
-For each dataset (its held-out claims as in ``benchmarks/rewriting.py``: SciFact's 202, a seeded
-20% of AVeriTeC train) and each endpoint (``--retrievers``), on the same held-out claims:
+For each dataset (its held-out claims as in ``benchmarks/rewriting.py``: SciFact's 202, CheckThat's
+dev-test tweets, a seeded 20% of AVeriTeC train and of COVID-Fact) and each endpoint (``--retrievers``), on the same held-out claims:
 
 * the original claim;
 * top-k IDF terms, k tuned on (at most 300 of) the training claims; with ``--keybert`` also the
@@ -18,7 +18,7 @@ every candidate query (about 80 per claim), so give it smaller ``--max-train``/`
 Another split: ``--claims C --qrels Q --corpus P --heldout IDS`` (one dataset named ``custom``).
 
     python benchmarks/rewriting_grid.py [--datasets scifact,averitec] [--retrievers bm25-and,bm25-plain,bm25]
-        [--combos scifact:bm25,averitec:bm25-plain]
+        [--combos scifact:bm25,averitec:bm25-plain] [--name rewriting_grid]
 """
 
 from __future__ import annotations
@@ -27,42 +27,23 @@ import argparse
 import shlex
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from _common import machine, markdown_table, publish, quiet
-from rewriting import paired_p, sample
+from rewriting import load_split, paired_p, sample
 
-from factscout.datasets import load_dataset
-from factscout.formats.beir import read_claims, read_corpus
-from factscout.formats.trec import read_qrels
 from factscout.retrieve import build_retriever
 from factscout.rewrite import SearchEnvironment
 from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, TopIdfPolicy, tune_k
 from factscout.rewrite.policy import rewrite
 from factscout.training.rewrite_ranker import RankerSettings, train_ranker
-from factscout.verify.stance import MODEL_DIR
-
-
-def load(dataset: str, args: argparse.Namespace) -> tuple[list, dict, list, set, str]:
-    """(claims, qrels, corpus, held-out ids, name) of a dataset, split as benchmarks/rewriting.py does."""
-    if dataset == "custom":
-        held = set(Path(args.heldout).read_text().split())
-        return list(read_claims(args.claims)), read_qrels(args.qrels), list(read_corpus(args.corpus)), held, args.claims
-    if dataset == "scifact":
-        data = load_dataset("scifact", "train")
-        held = set((MODEL_DIR / "scifact_heldout_ids.txt").read_text().split())
-        return list(data.claims), data.qrels, list(data.corpus), held, "SciFact train (202 held out)"
-    data = load_dataset("averitec_beir", "train")
-    claims, qrels = list(data.claims), data.qrels
-    ids = sorted(c.claim_id for c in claims if c.claim_id in qrels)
-    held = set(np.random.default_rng(0).permutation(ids)[: len(ids) // 5].tolist())
-    return claims, qrels, list(data.corpus), held, "AVeriTeC train, BEIR view (seeded 20% held out)"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--datasets", default="scifact,averitec", help="from scifact, averitec (or custom)")
+    parser.add_argument(
+        "--datasets", default="scifact,averitec", help="from scifact, averitec, checkthat2022, covidfact (or custom)"
+    )
     parser.add_argument("--retrievers", default="bm25-and,bm25-plain,bm25", help="endpoints, comma-separated")
     parser.add_argument(
         "--combos", help="dataset:endpoint pairs to run instead of every dataset x endpoint (e.g. scifact:bm25)"
@@ -75,16 +56,19 @@ def main() -> None:
     parser.add_argument("--qrels")
     parser.add_argument("--corpus")
     parser.add_argument("--heldout")
+    parser.add_argument(
+        "--name", default="rewriting_grid", help="results name: benchmarks/results/<name>.md and <name>/manifest.json"
+    )
     args = parser.parse_args()
     quiet()
     datasets = ["custom"] if args.claims else args.datasets.split(",")
-    combos = {tuple(pair.split(":", 1)) for pair in args.combos.split(",")} if args.combos else set()
+    combos = [tuple(pair.split(":", 1)) for pair in args.combos.split(",")] if args.combos else []
     if combos:
-        datasets = [d for d in datasets if any(d == c[0] for c in combos)]
+        datasets = list(dict.fromkeys(c[0] for c in combos))
         args.retrievers = ",".join(dict.fromkeys(c[1] for c in combos))
-    rows, headline, notes = [], {"benchmark": "rewriting_grid"}, []
+    rows, headline, notes = [], {"benchmark": args.name}, []
     for dataset in datasets:
-        claims, qrels, corpus, held, name = load(dataset, args)
+        claims, qrels, corpus, held, name = load_split(dataset, args)
         train = sample([c for c in claims if c.claim_id not in held and c.claim_id in qrels], args.max_train)
         test = sample([c for c in claims if c.claim_id in held and c.claim_id in qrels], args.max_test)
         idf = IdfTable.from_passages(corpus)
@@ -130,7 +114,7 @@ def main() -> None:
             }
             print(rows[-1], flush=True)
             publish(
-                "rewriting_grid",
+                args.name,
                 table(rows, [*notes, f"{dataset}: {name}, {len(train)} training claims, {len(test)} held-out claims"]),
                 headline,
             )

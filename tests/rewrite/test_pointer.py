@@ -20,7 +20,13 @@ from factscout.rewrite.pointer import STOP, PointerConfig, PointerPolicy, token_
 from factscout.rewrite.policy import load_policy, make_policy, rewrite, save_policy
 from factscout.rewrite.trajectories import Step, Trajectory
 from factscout.training.rewrite import TrainSettings
-from factscout.training.rewrite_pointer import pointer_examples, pointer_stop_claims, step_limit, train_pointer
+from factscout.training.rewrite_pointer import (
+    history_examples,
+    pointer_examples,
+    pointer_stop_claims,
+    step_limit,
+    train_pointer,
+)
 
 TINY = PointerConfig(hidden=16, heads=2, dropout=0.0, encoder="hashing", max_steps=6)
 C1 = REWRITE_CLAIM  # "Committee report on solar weather"
@@ -245,6 +251,18 @@ def test_train_rewrite_pointer_cli(tmp_path):
     meta = json.loads((out / "policy.json").read_text())
     assert meta["policy"] == "pointer" and meta["config"]["max_steps"] == 2  # the trajectories' length
     assert meta["training"]["stop_examples"] == 2  # the end of c1's sequence and claim c3
+    dt_out = tmp_path / "pointer-dt"
+    result = CliRunner().invoke(
+        app,
+        [
+            "train", "rewrite", "--trajectories", str(traj), "--out", str(dt_out), "--policy", "pointer",
+            "--encoder", "hashing", "--hidden", "16", "--epochs", "2", "--history", "3",
+            "--reward", "sparse", "--target-return", "0.25",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    config = json.loads((dt_out / "policy.json").read_text())["config"]
+    assert (config["history"], config["reward"], config["target_return"]) == (3, "sparse", 0.25)
 
 
 def test_the_page_editor_picks_the_policy_made_for_the_index(tmp_path, monkeypatch):
@@ -286,3 +304,64 @@ def test_idf_features_and_their_round_trip(tmp_path):
     (folder / "idf.json.gz").unlink()
     with pytest.raises(DataNotFound, match="idf"):
         load_policy(folder)
+
+
+# ---------------------------------------------------------------- the decision-transformer head
+
+TINY_DT = dataclasses.replace(TINY, history=3, dt_layers=1, target_return=0.0, reward="sparse")
+
+
+class TestDecisionTransformerHead:
+    def test_examples_carry_the_path_and_its_returns(self):
+        examples = {e.episode.queries: e for e in history_examples([TRAJ], [KEEP.text], "sparse")}
+        first = examples[(C1.text,)]
+        assert first.targets == {96} and first.episode.returns_to_go == pytest.approx((2 / 3,))
+        second = examples[(C1.text, "report on solar weather")]
+        assert second.targets == {99} and second.episode.actions == (96,)
+        last = examples[(C1.text, "report on solar weather", "report on solar")]
+        assert last.targets == {STOP} and last.episode.returns_to_go == pytest.approx((2 / 3,) * 3)
+        assert examples[(KEEP.text,)].targets == {STOP} and examples[(KEEP.text,)].episode.returns_to_go == (0.0,)
+        dense = {e.episode.queries: e for e in history_examples([TRAJ], (), "dense")}
+        assert dense[(C1.text, "report on solar weather", "report on solar")].episode.returns_to_go == pytest.approx(
+            (2 / 3, 0.5, 0.0)
+        )
+
+    def test_left_padded_window_of_the_last_steps(self):
+        policy = PointerPolicy(TINY_DT)
+        queries = (C1.text, "report on solar weather", "report on solar", "report solar")
+        episode = Episode(queries, (96, 99, 97), (0.5, 0.5, 0.5, 0.5), ())
+        short = Episode((C1.text,), (), (0.5,), ())
+        vectors, _, valid, actions, rtg, attention, steps = policy.history_inputs([episode, short])
+        assert vectors.shape[:3] == (2, 3, MAX_POSITIONS)
+        assert attention.tolist() == [[True, True, True], [False, False, True]]
+        assert steps[0].tolist() == [1, 2, 3] and actions[0, :2].tolist() == [99, 97]
+        assert valid[1, 2].sum() == len(parse(C1.text).tokens) and not valid[1, :2].any()
+        logits = policy.net.forward_history(*policy.history_inputs([episode, short]))
+        assert logits.shape == (2, N_ACTIONS + 1) and torch.isfinite(logits).all()
+
+    def test_the_history_changes_the_choice_inputs(self):
+        torch.manual_seed(0)
+        policy = PointerPolicy(TINY_DT)
+        a = Episode(("report on solar",), (), (0.0,), ())
+        b = Episode((C1.text, "report on solar weather", "report on solar"), (96, 99), (0.0, 0.0, 0.0), ())
+        with torch.no_grad():
+            la, lb = (policy.net.forward_history(*policy.history_inputs([e])) for e in (a, b))
+        assert not torch.allclose(la, lb)  # same current query, another path: the transformer sees it
+
+    def test_learns_the_removals_and_when_to_stop_and_round_trips(self, tmp_path):
+        settings = TrainSettings(epochs=80, lr=3e-3, batch_size=8, seed=0)
+        result = train_pointer([TRAJ], [KEEP.text], TINY_DT, settings, validation=0.0)
+        policy = result.policy
+        assert policy.name == "pointer-dt" and policy.reward == "sparse"
+        assert rewrite(C1, policy, max_steps=6).final == "report on solar"
+        assert rewrite(KEEP, policy, max_steps=6).steps == ()
+        assert result.losses[-1] < result.losses[0]
+        loaded = load_policy(save_policy(policy, tmp_path / "dt"))
+        assert isinstance(loaded, PointerPolicy) and loaded.config.history == 3
+        assert rewrite(C1, loaded, max_steps=6).final == "report on solar"
+
+    def test_config_errors(self):
+        with pytest.raises(InputError, match="history"):
+            PointerConfig(history=-1)
+        with pytest.raises(UnknownName):
+            PointerConfig(history=2, reward="nope")  # type: ignore[arg-type]

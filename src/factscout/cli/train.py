@@ -190,7 +190,16 @@ def rewrite(
     trajectories: Annotated[Path, typer.Option(help="BFS trajectories JSONL")],
     out: Annotated[Path, typer.Option("--out", help="folder for policy.json + weights.safetensors")],
     policy: Annotated[str, typer.Option(help="dt | classifier | pointer (token-pointing, learned stop)")] = "dt",
-    reward: Annotated[str, typer.Option(help="dense | sparse (dt only)")] = "dense",
+    reward: Annotated[str, typer.Option(help="dense | sparse (dt, and pointer with --history)")] = "dense",
+    history: Annotated[
+        int,
+        typer.Option(
+            help="pointer: a decision transformer over this many last steps drives the token-pointing head (0: none)"
+        ),
+    ] = 0,
+    target_return: Annotated[
+        float, typer.Option("--target-return", help="pointer with --history: the return it is conditioned on")
+    ] = 0.5,
     seed: Annotated[int, typer.Option()] = 0,
     epochs: Annotated[int, typer.Option()] = 30,
     batch_size: Annotated[int, typer.Option("--batch-size")] = 32,
@@ -264,6 +273,9 @@ def rewrite(
             encoder=encoder,
             finetune_encoder=finetune_encoder,
             idf=corpus is not None,
+            history=history,
+            reward=reward,  # type: ignore[arg-type]
+            target_return=target_return,
         )
         stops = pointer_stop_claims(trajectories, read_claims(claims)) if claims else []
         idf = IdfTable.from_passages(read_corpus(corpus)) if corpus else None

@@ -21,6 +21,15 @@ the best query and many where an endpoint needs them (``max_steps`` follows the 
 is taken only when its logit beats stop's by more than ``stop_margin`` (0: plain argmax), a
 knob chosen on validation claims that makes the policy as cautious as the endpoint requires.
 
+With ``history`` > 0 the pointer becomes the **decision transformer's action head** (the paper's
+offline-RL policy with actions that point at tokens): Hugging Face's ``DecisionTransformerModel``
+reads the last ``history`` (return-to-go, state, action) triples, the state being the pooled token
+states of that step's query, and its output at the current state shifts each edit kind's query
+vector (``e_k + W_k o_t``), which then attends over the current query's token states as above;
+stop adds a term from ``o_t``. Returns-to-go are the trajectories' (``reward``: ``sparse``, the
+whole gain at every step, or ``dense``, the gain still to come); at inference, without qrels, the
+policy is conditioned on ``target_return``.
+
 Training (behaviour cloning on BFS and keep-set trajectories, with stop examples) is in
 :mod:`factscout.training.rewrite_pointer`. The MiniLM encoder is frozen by default (token vectors
 cached per query); ``finetune_encoder`` trains it with the head.
@@ -40,7 +49,7 @@ import numpy as np
 from factscout.errors import InputError, UnknownName
 from factscout.nn import require_torch
 from factscout.rewrite.actions import EDIT_KINDS, MAX_POSITIONS, N_ACTIONS, ParsedQuery, parse
-from factscout.rewrite.base import REWRITE_POLICIES, Episode, RewardMode, check_positive
+from factscout.rewrite.base import REWARD_MODES, REWRITE_POLICIES, Episode, RewardMode, check_positive
 from factscout.rewrite.keywords import IdfTable
 
 STOP = N_ACTIONS  # the 129th output: end the rewrite
@@ -66,10 +75,18 @@ class PointerConfig:
     finetune_encoder: bool = False
     idf: bool = False  # token features include the idf of the searched corpus (saved with the policy)
     stop_margin: float = 0.0  # edit only when the best edit's logit beats stop's by more than this
+    history: int = 0  # > 0: a decision transformer over this many last steps drives the head
+    dt_layers: int = 2
+    reward: RewardMode = "sparse"  # the decision transformer's returns-to-go
+    target_return: float = 0.5  # the return it is conditioned on at inference
 
     def __post_init__(self) -> None:
         check_positive("PointerConfig", hidden=self.hidden, layers=self.layers, heads=self.heads)
-        check_positive("PointerConfig", max_steps=self.max_steps)
+        check_positive("PointerConfig", max_steps=self.max_steps, dt_layers=self.dt_layers)
+        if not isinstance(self.history, int) or isinstance(self.history, bool) or not 0 <= self.history <= 16:
+            raise InputError(f"PointerConfig: history must be an integer from 0 to 16, got {self.history!r}")
+        if self.reward not in REWARD_MODES:
+            raise UnknownName("reward mode", str(self.reward), REWARD_MODES)
         if self.hidden % self.heads:
             raise InputError(f"hidden {self.hidden} is not divisible by heads {self.heads}")
         if not 0.0 <= self.dropout < 1.0:
@@ -187,22 +204,84 @@ def build_pointer_net(config: PointerConfig) -> Any:
             self.edits = nn.Parameter(torch.randn(len(EDIT_KINDS), h) * h**-0.5)
             self.edit_bias = nn.Parameter(torch.zeros(len(EDIT_KINDS)))
             self.stop = nn.Sequential(nn.Linear(h + 1, h), nn.ReLU(), nn.Linear(h, 1))
+            if config.history:
+                self.dt = _decision_transformer(config)
+                self.query = nn.Linear(h, len(EDIT_KINDS) * h)
+                self.dt_stop = nn.Linear(h, 1)
+
+        def token_states(self, vectors: Any, features: Any, valid: Any) -> tuple[Any, Any]:
+            """Token states (B, 32, h), zero at invalid tokens, and their mean (B, h)."""
+            x = self.proj(torch.cat([vectors, features], dim=-1)) + self.position.weight
+            safe = valid.clone()
+            safe[:, 0] |= ~valid.any(dim=1)  # a padding step: no row may be all masked
+            h = self.context(x, src_key_padding_mask=~safe) * valid.unsqueeze(-1)
+            return h, h.sum(1) / valid.sum(1, keepdim=True).clamp(min=1)
+
+        def head(self, h: Any, pooled: Any, steps: Any, shift: Any = None) -> Any:
+            """Logits (B, 129): edit kind k at token p scores h_p . (e_k + shift_k) + b_k."""
+            edits = self.edits if shift is None else self.edits + shift
+            scores = torch.einsum("btd,bkd->bkt", h, edits.expand(len(h), -1, -1)) + self.edit_bias[None, :, None]
+            stop = self.stop(torch.cat([pooled, steps.unsqueeze(-1).float() / MAX_POSITIONS], dim=-1))
+            return torch.cat([scores.reshape(len(h), N_ACTIONS), stop], dim=-1)
 
         def forward(self, vectors: Any, features: Any, valid: Any, steps: Any) -> Any:
             """Logits (B, 129) from token vectors (B, 32, dim), tags (B, 32, F), the valid-token
             mask (B, 32) and the edits made so far (B,)."""
-            x = self.proj(torch.cat([vectors, features], dim=-1)) + self.position.weight
-            h = self.context(x, src_key_padding_mask=~valid)
-            h = h * valid.unsqueeze(-1)
-            scores = torch.einsum("btd,kd->bkt", h, self.edits) + self.edit_bias[None, :, None]
-            pooled = h.sum(1) / valid.sum(1, keepdim=True).clamp(min=1)
-            stop = self.stop(torch.cat([pooled, steps.unsqueeze(-1).float() / MAX_POSITIONS], dim=-1))
-            return torch.cat([scores.reshape(len(h), N_ACTIONS), stop], dim=-1)
+            return self.head(*self.token_states(vectors, features, valid), steps)
+
+        def forward_history(
+            self, vectors: Any, features: Any, valid: Any, actions: Any, rtg: Any, attention: Any, steps: Any
+        ) -> Any:
+            """Logits (B, 129) at the last of K steps (left-padded; ``attention`` (B, K) False
+            at padding): token inputs (B, K, 32, ...), the action taken at each step (B, K; the
+            last is unknown), returns-to-go (B, K) and the edits made before each step (B, K)."""
+            b, k = attention.shape
+            h, pooled = self.token_states(vectors.flatten(0, 1), features.flatten(0, 1), valid.flatten(0, 1))
+            known = attention.clone()
+            known[:, -1] = False
+            one_hot = torch.nn.functional.one_hot(actions.clamp(min=0, max=N_ACTIONS - 1), N_ACTIONS).float()
+            out = self.dt(
+                states=pooled.view(b, k, -1),
+                actions=one_hot * known.unsqueeze(-1).float(),
+                returns_to_go=rtg.unsqueeze(-1),
+                timesteps=steps.clamp(max=MAX_POSITIONS),
+                attention_mask=attention.long(),
+                return_dict=True,
+            )
+            o = out.last_hidden_state.reshape(b, k, 3, -1)[:, -1, 1]  # the current state's output
+            logits = self.head(h.view(b, k, MAX_POSITIONS, -1)[:, -1], pooled.view(b, k, -1)[:, -1], steps[:, -1],
+                               self.query(o).view(b, len(EDIT_KINDS), -1))  # fmt: skip
+            return torch.cat([logits[:, :N_ACTIONS], logits[:, N_ACTIONS:] + self.dt_stop(o)], dim=-1)
 
     net = PointerNet()
     if not config.finetune_encoder:
         net.encoder.requires_grad_(False)
     return net
+
+
+def _decision_transformer(config: PointerConfig) -> Any:
+    """Hugging Face's decision transformer over ``config.history`` steps of pooled token states."""
+    from transformers import DecisionTransformerConfig, DecisionTransformerModel
+
+    return DecisionTransformerModel(
+        DecisionTransformerConfig(
+            state_dim=config.hidden,
+            act_dim=N_ACTIONS,
+            hidden_size=config.hidden,
+            n_layer=config.dt_layers,
+            n_head=config.heads,
+            n_inner=4 * config.hidden,
+            max_ep_len=MAX_POSITIONS + 1,
+            n_positions=3 * config.history,
+            action_tanh=False,
+            resid_pdrop=config.dropout,
+            embd_pdrop=config.dropout,
+            attn_pdrop=config.dropout,
+            activation_function="gelu_new",
+            bos_token_id=None,
+            eos_token_id=None,
+        )
+    )
 
 
 @dataclass(slots=True)
@@ -225,6 +304,8 @@ class PointerPolicy:
         if self.net is None:
             self.net = build_pointer_net(self.config)
         self.net.eval()
+        if self.config.history:
+            self.name, self.reward, self.target_return = "pointer-dt", self.config.reward, self.config.target_return
 
     @property
     def step_limit(self) -> int:
@@ -266,11 +347,45 @@ class PointerPolicy:
         with torch.no_grad():
             return self.net(*self.inputs(parsed), torch.tensor(list(steps)))
 
+    def history_inputs(self, windows: Sequence[Episode], *, grad: bool = False) -> tuple[Any, ...]:
+        """The decision transformer's inputs for the last ``config.history`` steps of each
+        episode, left-padded: (vectors, features, valid) (B, K, 32, ...), then the actions taken
+        at each step, the returns-to-go, the attention mask and the edits made before each step
+        (B, K). An episode's last query is its current state (its action is unknown)."""
+        torch = require_torch("learned rewrite policies")
+        k = self.config.history
+        texts: list[str] = []
+        slots: list[tuple[int, int, int]] = []  # (row, column, index into texts)
+        actions = torch.zeros(len(windows), k, dtype=torch.long)
+        rtg = torch.zeros(len(windows), k)
+        attention = torch.zeros(len(windows), k, dtype=torch.bool)
+        steps = torch.zeros(len(windows), k, dtype=torch.long)
+        for b, e in enumerate(windows):
+            n = len(e.queries)
+            for j, t in enumerate(range(max(0, n - k), n)):
+                col = k - min(n, k) + j
+                slots.append((b, col, len(texts)))
+                texts.append(e.queries[t])
+                actions[b, col] = e.actions[t] if t < len(e.actions) else 0
+                rtg[b, col] = e.returns_to_go[t]
+                attention[b, col] = True
+                steps[b, col] = t
+        vectors, features, valid = self.inputs([parse(q) for q in texts], grad=grad)
+        rows, cols, idx = (torch.tensor(x, dtype=torch.long) for x in zip(*slots, strict=True))
+        out = [torch.zeros(len(windows), k, *x.shape[1:], dtype=x.dtype) for x in (vectors, features, valid)]
+        for full, part in zip(out, (vectors, features, valid), strict=True):
+            full[rows, cols] = part[idx]
+        return (*out, actions, rtg, attention, steps)
+
     def choose(self, episode: Episode) -> int | None:
         if episode.step >= self.config.max_steps or not any(episode.mask):
             return None
         torch = require_torch("learned rewrite policies")
-        logits = self.logits([episode.queries[-1]], [episode.step])[0]
+        if self.config.history:
+            with torch.no_grad():
+                logits = self.net.forward_history(*self.history_inputs([episode]))[0]
+        else:
+            logits = self.logits([episode.queries[-1]], [episode.step])[0]
         edits = logits[:STOP].masked_fill(~torch.tensor(episode.mask), float("-inf"))
         choice = int(torch.argmax(edits).item())
         return choice if float(edits[choice] - logits[STOP]) > self.config.stop_margin else None

@@ -14,7 +14,10 @@
 * **stop** at the claim itself for claims whose original query is already the best the search
   found (BFS status ``at_max`` or ``no_improvement``), so the policy learns when not to edit.
 
-The same state reached by several trajectories gets the union of their targets. The loss is the
+The same state reached by several trajectories gets the union of their targets. With
+``config.history`` (the decision-transformer head) a state is the whole path to it
+(:func:`history_examples`: the queries, edits and returns-to-go before it) and the claims best
+left alone are conditioned on a return of 0. The loss is the
 negative log of the probability mass on the target set (``-log sum_{a in T} p(a)``), with invalid
 actions masked. Epochs are chosen by ``select`` (a callback scoring the policy, e.g. the mean
 reward of rollouts on validation claims) when given, otherwise the last epoch is kept.
@@ -36,9 +39,11 @@ from factscout.errors import DataNotFound, InputError
 from factscout.nn import require_torch
 from factscout.records import Claim
 from factscout.rewrite.actions import MAX_POSITIONS, N_ACTIONS, action_mask, parse
+from factscout.rewrite.base import Episode, RewardMode
 from factscout.rewrite.keepset import align_tokens
 from factscout.rewrite.keywords import IdfTable
 from factscout.rewrite.pointer import STOP, PointerConfig, PointerPolicy
+from factscout.rewrite.policies import returns_to_go
 from factscout.rewrite.trajectories import Trajectory, manifest_path
 from factscout.training.loop import optimizer_step
 from factscout.training.rewrite import TrainResult, TrainSettings
@@ -103,6 +108,56 @@ def pointer_examples(
     return [PointerExample(q, step, frozenset(a), cid) for (cid, q, step), a in targets.items()]
 
 
+@dataclass(frozen=True, slots=True)
+class HistoryExample:
+    """A state with the path to it (the episode's queries, edits and returns-to-go; its last
+    query is the state) and the set of good next actions."""
+
+    episode: Episode
+    targets: frozenset[int]
+    claim_id: str = ""
+
+    @property
+    def query(self) -> str:
+        return self.episode.queries[-1]
+
+
+def history_examples(
+    trajectories: Sequence[Trajectory], stop_claims: Iterable[str] = (), reward: RewardMode = "sparse",
+    *, near_best: float = 0.05,
+) -> list[HistoryExample]:  # fmt: skip
+    """Behaviour-cloning examples for the decision-transformer head: every state of the
+    near-best trajectories with its path (returns-to-go of ``reward`` mode; after the last edit
+    0 for dense, the whole gain for sparse), stop after a complete trajectory, and stop at
+    the claims best left alone, conditioned on a return of 0."""
+    best: dict[str, float] = {}
+    for tr in trajectories:
+        if not tr.negative:
+            best[tr.claim_id] = max(best.get(tr.claim_id, 0.0), tr.final_reward)
+    targets: dict[tuple[str, tuple[str, ...], tuple[int, ...], tuple[float, ...]], set[int]] = {}
+    for tr in trajectories:
+        if tr.negative or tr.final_reward < (1 - near_best) * best[tr.claim_id]:
+            continue
+        steps = []
+        for s in tr.steps:
+            if not 0 <= s.action < N_ACTIONS or not action_mask(s.query)[s.action]:
+                break
+            steps.append(s)
+        if not steps:
+            continue
+        complete = len(steps) == len(tr.steps)
+        rtg = returns_to_go([s.reward for s in steps], [s.next_reward for s in steps], reward)
+        queries = [s.query for s in steps] + [steps[-1].next_query]
+        rtg = [round(r, 6) for r in [*rtg, 0.0 if reward == "dense" else rtg[0]]]
+        actions = [s.action for s in steps]
+        for t in range(len(steps) + complete):
+            key = (tr.claim_id, tuple(queries[: t + 1]), tuple(actions[:t]), tuple(rtg[: t + 1]))
+            targets.setdefault(key, set()).add(actions[t] if t < len(steps) else STOP)
+    for text in stop_claims:
+        targets.setdefault((f"stop:{text}", (text,), (), (0.0,)), set()).add(STOP)
+    return [HistoryExample(Episode(q, a, r, ()), frozenset(t), cid) for (cid, q, a, r), t in targets.items()]
+
+
 def pointer_stop_claims(trajectories_file: str | os.PathLike[str], claims: Iterable[Claim]) -> list[str]:
     """Texts of the claims best left as they are: those the trajectory file's manifest marks
     ``at_max`` or ``no_improvement`` with a reward above 0 (a claim that finds nothing relevant
@@ -131,7 +186,7 @@ def step_limit(trajectories: Sequence[Trajectory], quantile: float = 0.95) -> in
     return max(1, min(MAX_POSITIONS, lengths[min(len(lengths) - 1, math.ceil(quantile * len(lengths)) - 1)]))
 
 
-def _split(examples: Sequence[PointerExample], fraction: float) -> tuple[list[int], list[int]]:
+def _split(examples: Sequence[PointerExample | HistoryExample], fraction: float) -> tuple[list[int], list[int]]:
     """Example indices for fitting and for validation, by a stable hash of the claim."""
     fit: list[int] = []
     val: list[int] = []
@@ -159,24 +214,33 @@ def train_pointer(
     config, settings = config or PointerConfig(), settings or TrainSettings(epochs=20, lr=1e-3)
     start = time.perf_counter()
     torch.manual_seed(settings.seed)
-    examples = pointer_examples(trajectories, stop_claims, commuting_removals=commuting_removals)
+    examples: Sequence[PointerExample | HistoryExample] = (
+        history_examples(trajectories, stop_claims, config.reward)
+        if config.history
+        else pointer_examples(trajectories, stop_claims, commuting_removals=commuting_removals)
+    )
     if not examples:
         raise InputError("no usable trajectories or stop claims to train on")
     policy = PointerPolicy(config, idf=idf)
     net = policy.net
     parsed = [parse(e.query) for e in examples]
-    steps = torch.tensor([e.step for e in examples])
+    steps = torch.tensor([e.step if isinstance(e, PointerExample) else 0 for e in examples])
     masks = torch.tensor([[*action_mask(p), True] for p in parsed])
     target = torch.zeros(len(examples), N_ACTIONS + 1, dtype=torch.bool)
     for i, e in enumerate(examples):
         target[i, list(e.targets)] = True
-    frozen = None if config.finetune_encoder else policy.inputs(parsed)
+    frozen = None if config.finetune_encoder or config.history else policy.inputs(parsed)
     fit, val = _split(examples, validation if select is None else 0.0)
     if not fit:
         fit, val = list(range(len(examples))), []
     fit_idx = torch.tensor(fit, dtype=torch.long)
 
     def batch_loss(idx: Any) -> Any:
+        if config.history:
+            episodes = [examples[i].episode for i in idx.tolist()]  # type: ignore[union-attr]
+            logits = net.forward_history(*policy.history_inputs(episodes, grad=config.finetune_encoder))
+            logp = torch.log_softmax(logits.masked_fill(~masks[idx], float("-inf")), dim=-1)
+            return -torch.logsumexp(logp.masked_fill(~target[idx], float("-inf")), dim=-1).mean()
         if frozen is not None:
             vectors, features, valid = (x[idx] for x in frozen)
         else:
