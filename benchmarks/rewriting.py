@@ -22,7 +22,8 @@ inference, searches the endpoint for each candidate and keeps the one its models
 second oracle row gives the best of its candidates (its headroom). ``--pointer-history K`` adds
 the decision transformer with the token-pointing action head (over the last K steps; epoch, stop
 margin and conditioning return chosen by rollouts on validation claims), and ``--name`` writes
-the results under another name. The DT is CPU-sized here (``--dt-hidden``,
+the results under another name; ``--pointer-finetune N`` adds the token-pointing policy with its
+MiniLM encoder fine-tuned with it for N epochs (its CPU cost is in the notes). The DT is CPU-sized here (``--dt-hidden``,
 ``--dt-layers``, ``--dt-heads``; the paper's 768/6/8 is the library default) with frozen MiniLM
 states. Another split: ``--claims C --qrels Q --corpus P --heldout IDS``.
 
@@ -78,6 +79,7 @@ RANKER = "candidate ranker (learned; observes the endpoint's results)"
 STOP_MARGINS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0)  # the pointer's stop margins tried on the validation claims
 TARGET_RETURNS = (0.0, 0.25, 0.5, 1.0)  # the returns the token-pointing DT is conditioned on, tried there too
 POINTER_DT = "decision transformer, token-pointing head, learned stop"
+POINTER_FT = "token-pointing policy, MiniLM fine-tuned with it"
 RETRIEVER_NAMES = {
     "bm25": "tuned BM25",
     "bm25-plain": "BM25 with Elasticsearch's defaults",
@@ -162,6 +164,12 @@ def main() -> None:
         type=int,
         default=0,
         help="also the decision transformer with the token-pointing head, over this many last steps",
+    )
+    parser.add_argument(
+        "--pointer-finetune",
+        type=int,
+        default=0,
+        help="also the token-pointing policy with its MiniLM encoder fine-tuned, for this many epochs",
     )
     parser.add_argument("--name", help="results name (default: rewriting[_<dataset>][_<retriever>])")
     parser.add_argument(
@@ -276,6 +284,19 @@ def main() -> None:
         dt_pointer_config = replace(pointer_config, history=args.pointer_history, reward="sparse")
         pointer_dt = with_margin(fit_pointer([], [], dt_pointer_config), TARGET_RETURNS)
         pointer_dt_s = time.perf_counter() - t
+    if args.pointer_finetune:
+        t = time.perf_counter()
+        pointer_ft = with_margin(
+            train_pointer(  # type: ignore[arg-type]
+                [tr for tr in trajectories if tr.claim_id not in val_ids],
+                [c.text for c in train if c.claim_id not in val_ids and c.text in set(stop_texts)],
+                replace(pointer_config, finetune_encoder=True),
+                TrainSettings(epochs=args.pointer_finetune, lr=1e-3),
+                select=select,
+                idf=idf if args.pointer_idf else None,
+            ).policy
+        )
+        pointer_ft_s = time.perf_counter() - t
     pseudo_note = ""
     if args.pseudo_claims:
         t = time.perf_counter()
@@ -333,6 +354,8 @@ def main() -> None:
     runs.append(("token-pointing policy, learned stop", pointer, None, steps_limit))
     if args.pointer_history:
         runs.append((POINTER_DT, pointer_dt, None, steps_limit))
+    if args.pointer_finetune:
+        runs.append((POINTER_FT, pointer_ft, None, steps_limit))
     runs.append((RANKER, ranker, None, TUNE_MAX_STEPS))
     if args.pseudo_claims:
         runs.append((f"token-pointing policy + {len(pseudo.claims)} pseudo-claims", pointer_pseudo, None, steps_limit))
@@ -435,6 +458,17 @@ def main() -> None:
             "",
             *([pseudo_note, ""] if pseudo_note else []),
             *([pointer_dt_note(pointer_dt, pointer_dt_s, args), ""] if args.pointer_history else []),
+            *(
+                [
+                    f"{POINTER_FT}: the same training with the MiniLM token encoder fine-tuned (learning rate 2e-5, "
+                    f"{args.pointer_finetune} epochs; epoch {pointer_ft.training['chosen_epoch']} and stop margin "
+                    f"{pointer_ft.config.stop_margin} chosen by the same rollouts), {pointer_ft_s:.0f} s against "
+                    f"{pointer_s:.0f} s for {args.pointer_epochs} epochs with it frozen.",
+                    "",
+                ]
+                if args.pointer_finetune
+                else []
+            ),
             f"Candidate ranker: {ranker.training['claims']} training claims, {ranker.training['candidates']:,} "
             f"candidate queries searched and scored; target `{ranker.training['target']}` and margin "
             f"{ranker.training['margin']} chosen by 5-fold cross-validation on the training claims (mean AP@50 "
