@@ -335,6 +335,7 @@ class TestDecisionTransformerHead:
         assert vectors.shape[:3] == (2, 3, MAX_POSITIONS)
         assert attention.tolist() == [[True, True, True], [False, False, True]]
         assert steps[0].tolist() == [1, 2, 3] and actions[0, :2].tolist() == [99, 97]
+        assert rtg[0].tolist() == [0.5, 0.5, 0.5] and rtg[1].tolist() == [0.0, 0.0, 0.5]
         assert valid[1, 2].sum() == len(parse(C1.text).tokens) and not valid[1, :2].any()
         logits = policy.net.forward_history(*policy.history_inputs([episode, short]))
         assert logits.shape == (2, N_ACTIONS + 1) and torch.isfinite(logits).all()
