@@ -259,12 +259,10 @@ def main() -> None:
         tried = {}
         for target in targets or (policy.config.target_return,):
             for margin in STOP_MARGINS:
-                policy.config = replace(policy.config, stop_margin=margin, target_return=target)
-                policy.target_return = target if policy.config.history else policy.target_return
+                policy.configure(stop_margin=margin, target_return=target)
                 tried[margin, target] = select(policy)
         margin, target = max(tried, key=lambda k: (round(tried[k], 6), k[0], -k[1]))
-        policy.config = replace(policy.config, stop_margin=margin, target_return=target)
-        policy.target_return = target if policy.config.history else policy.target_return
+        policy.configure(stop_margin=margin, target_return=target)
         policy.training["stop_margin"] = {
             "chosen": margin,
             "validation AP@50": {str(m): round(v, 4) for (m, r), v in tried.items() if r == target},

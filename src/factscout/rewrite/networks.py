@@ -88,6 +88,35 @@ def trainable_encoder() -> Any:
     return TrainableEncoder()
 
 
+def decision_transformer(
+    state_dim: int, hidden: int, layers: int, heads: int, dropout: float, *, episode_steps: int, context: int
+) -> Any:
+    """Hugging Face's ``DecisionTransformerModel`` for the discrete edit actions (fed one-hot,
+    no tanh on the action head): ``context`` (return-to-go, state, action) steps, timesteps up
+    to ``episode_steps``."""
+    from transformers import DecisionTransformerConfig, DecisionTransformerModel
+
+    return DecisionTransformerModel(
+        DecisionTransformerConfig(
+            state_dim=state_dim,
+            act_dim=N_ACTIONS,
+            hidden_size=hidden,
+            n_layer=layers,
+            n_head=heads,
+            n_inner=4 * hidden,
+            max_ep_len=episode_steps,
+            n_positions=3 * context,
+            action_tanh=False,
+            resid_pdrop=dropout,
+            embd_pdrop=dropout,
+            attn_pdrop=dropout,
+            activation_function="gelu_new",
+            bos_token_id=None,
+            eos_token_id=None,
+        )
+    )
+
+
 def build_net(config: DtConfig | ClassifierConfig) -> Any:
     """The torch module of a learned policy: ``head`` (the DT or the classifier) and, when the
     encoder is fine-tuned, ``encoder``."""
@@ -99,27 +128,10 @@ def build_net(config: DtConfig | ClassifierConfig) -> Any:
         def __init__(self) -> None:
             super().__init__()
             if isinstance(config, DtConfig):
-                from transformers import DecisionTransformerConfig, DecisionTransformerModel
-
-                self.head = DecisionTransformerModel(
-                    DecisionTransformerConfig(
-                        state_dim=dim,
-                        act_dim=N_ACTIONS,
-                        hidden_size=config.hidden_size,
-                        n_layer=config.n_layer,
-                        n_head=config.n_head,
-                        n_inner=4 * config.hidden_size,
-                        max_ep_len=config.max_steps,
-                        n_positions=3 * config.max_steps,
-                        action_tanh=False,
-                        resid_pdrop=config.dropout,
-                        embd_pdrop=config.dropout,
-                        attn_pdrop=config.dropout,
-                        activation_function="gelu_new",
-                        bos_token_id=None,
-                        eos_token_id=None,
-                    )
-                )
+                self.head = decision_transformer(
+                    dim, config.hidden_size, config.n_layer, config.n_head, config.dropout,
+                    episode_steps=config.max_steps, context=config.max_steps,
+                )  # fmt: skip
             else:
                 layers: list[Any] = []
                 width = dim

@@ -41,7 +41,7 @@ import hashlib
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -51,6 +51,7 @@ from factscout.nn import require_torch
 from factscout.rewrite.actions import EDIT_KINDS, MAX_POSITIONS, N_ACTIONS, ParsedQuery, parse
 from factscout.rewrite.base import REWARD_MODES, REWRITE_POLICIES, Episode, RewardMode, check_positive
 from factscout.rewrite.keywords import IdfTable
+from factscout.rewrite.networks import decision_transformer
 
 STOP = N_ACTIONS  # the 129th output: end the rewrite
 CACHE_SIZE = 20_000  # token-vector matrices kept per policy (24 KB each, oldest dropped first)
@@ -205,7 +206,10 @@ def build_pointer_net(config: PointerConfig) -> Any:
             self.edit_bias = nn.Parameter(torch.zeros(len(EDIT_KINDS)))
             self.stop = nn.Sequential(nn.Linear(h + 1, h), nn.ReLU(), nn.Linear(h, 1))
             if config.history:
-                self.dt = _decision_transformer(config)
+                self.dt = decision_transformer(
+                    config.hidden, config.hidden, config.dt_layers, config.heads, config.dropout,
+                    episode_steps=MAX_POSITIONS + 1, context=config.history,
+                )  # fmt: skip
                 self.query = nn.Linear(h, len(EDIT_KINDS) * h)
                 self.dt_stop = nn.Linear(h, 1)
 
@@ -259,31 +263,6 @@ def build_pointer_net(config: PointerConfig) -> Any:
     return net
 
 
-def _decision_transformer(config: PointerConfig) -> Any:
-    """Hugging Face's decision transformer over ``config.history`` steps of pooled token states."""
-    from transformers import DecisionTransformerConfig, DecisionTransformerModel
-
-    return DecisionTransformerModel(
-        DecisionTransformerConfig(
-            state_dim=config.hidden,
-            act_dim=N_ACTIONS,
-            hidden_size=config.hidden,
-            n_layer=config.dt_layers,
-            n_head=config.heads,
-            n_inner=4 * config.hidden,
-            max_ep_len=MAX_POSITIONS + 1,
-            n_positions=3 * config.history,
-            action_tanh=False,
-            resid_pdrop=config.dropout,
-            embd_pdrop=config.dropout,
-            attn_pdrop=config.dropout,
-            activation_function="gelu_new",
-            bos_token_id=None,
-            eos_token_id=None,
-        )
-    )
-
-
 @dataclass(slots=True)
 class PointerPolicy:
     """The token-pointing policy (``pointer``): at each step the best valid edit, or stop."""
@@ -304,6 +283,12 @@ class PointerPolicy:
         if self.net is None:
             self.net = build_pointer_net(self.config)
         self.net.eval()
+        self.configure()
+
+    def configure(self, **changes: Any) -> None:
+        """Replace fields of ``config`` (e.g. ``stop_margin``, ``target_return``), keeping the
+        name, reward mode and return the rewriter reads in step with it."""
+        self.config = replace(self.config, **changes)
         if self.config.history:
             self.name, self.reward, self.target_return = "pointer-dt", self.config.reward, self.config.target_return
 
