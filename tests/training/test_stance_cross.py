@@ -151,3 +151,39 @@ def test_fully_fine_tuned_weights_are_stored_as_int8_differences_from_the_backbo
     step = np.abs(delta).max(axis=1, keepdims=True) / 127
     assert np.all(np.abs(arrays["encoder.w"] - delta) <= step / 2 + 1e-9)
     assert np.allclose(arrays["head_linear.bias"], tuned["head_linear.bias"])
+
+
+def test_int4_deltas_round_trip_within_half_a_step_per_group_and_resave_unchanged(tmp_path):
+    from factscout.nn.adapters import DELTA_GROUP, read_lora_file, write_lora_arrays
+
+    rng = np.random.default_rng(1)
+    base = {
+        "encoder.w": rng.normal(scale=0.05, size=(3, 2 * DELTA_GROUP)).astype(np.float32),
+        "encoder.b": rng.normal(scale=0.05, size=(5,)).astype(np.float32),
+    }
+    delta = rng.normal(scale=1e-3, size=(3, 2 * DELTA_GROUP)).astype(np.float32)
+    delta[0, 3] = 0.05  # one large change sets the step of its own group only
+    delta[2, DELTA_GROUP:] = 0.0  # an unchanged group stays exactly unchanged
+    tuned = {"encoder.w": base["encoder.w"] + delta, "encoder.b": base["encoder.b"] + 1e-3}
+    cfg = {"format": "x", "format_version": 1}
+    file = write_lora_arrays(tmp_path / "m.npz", tuned, cfg, base=base, delta_bits=4)
+    with np.load(file) as data:
+        assert data["delta4/encoder.w"].dtype == np.uint8 and data["delta4/encoder.w"].size == delta.size // 2
+        assert data["scale/encoder.w"].shape == (3, 2)
+        assert data["delta/encoder.b"].dtype == np.int8  # vectors stay int8
+    _, arrays = read_lora_file(file, "x", "model")
+    groups = delta.reshape(3, 2, DELTA_GROUP)
+    step = np.abs(groups).max(axis=-1, keepdims=True) / 7
+    err = np.abs(arrays["encoder.w"] - delta).reshape(3, 2, DELTA_GROUP)
+    assert np.all(err <= step / 2 + 1e-6)
+    assert np.all(arrays["encoder.w"][2, DELTA_GROUP:] == 0.0)
+    assert step[0, 0, 0] > 10 * step[0, 1, 0]  # the large change did not widen the other group's step
+    # saving what was loaded gives the same integers and scales
+    again = write_lora_arrays(
+        tmp_path / "m2.npz", {k: base[k] + v for k, v in arrays.items()}, cfg, base=base, delta_bits=4
+    )
+    with np.load(file) as a, np.load(again) as b:
+        assert np.array_equal(a["delta4/encoder.w"], b["delta4/encoder.w"])
+        assert np.array_equal(a["scale/encoder.w"], b["scale/encoder.w"])
+    with pytest.raises(ValueError, match="delta_bits"):
+        write_lora_arrays(tmp_path / "m3.npz", tuned, cfg, base=base, delta_bits=2)

@@ -5,9 +5,10 @@ pooled embeddings, so it barely sees a "not" or a swapped quantity; a cross-enco
 claim token attend to every sentence token, the way NLI models read a premise and a hypothesis
 (the MNLI-trained RoBERTa that Quin+ uses; Samarinas et al. 2021). No NLI model loads offline
 here, so factscout trains its own over the offline all-MiniLM-L6-v2 backbone (``factscout
-train stance-cross --out DIR``) and ships only what differs from it, fp16 in
-``models/stance_cross_minilm.npz``: LoRA adapters on every layer's attention, or (``--finetune
-full``) every weight but the vocabulary table, and a linear 3-class head over the joint
+train stance-cross --out DIR``) and ships only what differs from it in
+``models/stance_cross_minilm.npz``: LoRA adapters on every layer's attention (fp16), or
+(``--finetune full``) every weight but the vocabulary table (as int4 differences from the
+backbone), and a linear 3-class head over the joint
 encoding (the network is :func:`factscout.nn.backbone.build_network` with ``num_labels=3``).
 Probabilities are ``softmax(logits / temperature)``, the temperature fitted on dev pairs.
 
@@ -113,8 +114,8 @@ class CrossStanceModel(PairwiseStance):
 
     def save(self, path: str | Path, *, config: Mapping[str, Any], backbone: str | None = None) -> Path:
         """Write the adapters and head (fp16) with ``config``, the rule thresholds and info; fully
-        fine-tuned weights as int8 differences from the backbone (``backbone``: the folder it was
-        read from, default the config's)."""
+        fine-tuned weights as int4 differences from the backbone, one scale per 64 values
+        (:mod:`factscout.nn.adapters`; ``backbone``: the folder it was read from, default the config's)."""
         full = {
             **config,
             "format": FORMAT,
@@ -129,7 +130,7 @@ class CrossStanceModel(PairwiseStance):
         base = None
         if full.get("finetune") == "full":
             base = backbone_weights(self.network, backbone or str(full["backbone"]))
-        return write_lora_file(Path(path), self.network, full, base=base)
+        return write_lora_file(Path(path), self.network, full, base=base, delta_bits=4)
 
     def int8(self) -> CrossStanceModel:
         """The same model on ONNX Runtime, its weight matrices dynamically quantised to int8
