@@ -175,3 +175,44 @@ def test_averitec_known_checksum_matches_the_shared_copy() -> None:
     if not path.is_file():
         pytest.skip("averitec/train.json is not in the data folder")
     assert sha256_of(path) == averitec.SHA256[averitec.SOURCE.url]
+
+
+def test_pseudo_claims_writes_beir_files_whose_claims_are_cut_out_of_the_training_copy(tmp_path):
+    from factscout.formats.beir import read_claims, read_corpus, write_corpus
+    from factscout.formats.trec import read_qrels
+    from factscout.records import Passage
+
+    topics = ["vitamin D", "aspirin", "statins", "metformin", "zinc", "coffee"]
+    corpus = [
+        Passage(
+            f"p{i}",
+            f"p{i}",
+            f"Study {i}",
+            f"Daily {t} intake lowers the risk of heart failure in adults over sixty years old. "
+            f"Patients taking {t} reported fewer hospital visits than the control group did in cohort {i}.",
+        )
+        for i, t in enumerate(topics)
+    ]
+    source = tmp_path / "corpus.jsonl"
+    write_corpus(source, corpus)
+    out = tmp_path / "ict"
+    result = runner.invoke(app, ["data", "pseudo-claims", "-i", str(source), "--n", "4", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "4 pseudo-claims (6 of 6 passages eligible" in result.output
+    claims = list(read_claims(out / "queries.jsonl"))
+    qrels = read_qrels(out / "qrels" / "train.tsv")
+    training = {p.passage_id: p for p in read_corpus(out / "corpus.jsonl")}
+    assert len(claims) == 4 and len(training) == 6
+    original = {p.passage_id: p.text for p in corpus}
+    for claim in claims:
+        (pid,) = qrels[claim.claim_id]
+        assert claim.claim_id == f"ict:{pid}" and claim.text in original[pid]
+        assert claim.text not in training[pid].text and training[pid].text.strip()
+    # an existing output is never overwritten; the two inputs exclude each other
+    again = runner.invoke(app, ["data", "pseudo-claims", "-i", str(source), "--n", "4", "--out", str(out)])
+    assert again.exit_code != 0 and "already holds corpus.jsonl" in again.output
+    both = runner.invoke(
+        app,
+        ["data", "pseudo-claims", "-i", str(source), "--dataset", "scifact", "--n", "1", "--out", str(tmp_path / "x")],
+    )
+    assert both.exit_code != 0 and "exactly one of" in both.output

@@ -1,5 +1,7 @@
 """``factscout data list`` and ``factscout data download NAME [--dir DIR]``: the registered datasets,
-their sources and licences, and a checked download from each loader's real source URL."""
+their sources and licences, and a checked download from each loader's real source URL;
+``factscout data pseudo-claims``: inverse-cloze pseudo-claims from a corpus, as BEIR files that
+``factscout index`` and ``factscout trajectories`` read."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from factscout.cli.common import friendly
+from factscout.cli.common import INPUT, OUTPUT, friendly
 
 app = typer.Typer(no_args_is_help=True, help="List the datasets and download them from their sources.")
 
@@ -78,3 +80,42 @@ def download(
     tmp.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     tmp.replace(record)
     typer.echo(f"{name}: downloaded into {done.folder}; checksums recorded in {record}")
+
+
+PSEUDO_FILES = ("corpus.jsonl", "queries.jsonl", "qrels/train.tsv")
+
+
+@app.command("pseudo-claims")
+@friendly
+def pseudo_claims(
+    out: Annotated[Path, typer.Option(*OUTPUT, "--out", help="folder to write corpus.jsonl, queries.jsonl, qrels/")],
+    n: Annotated[int, typer.Option("--n", help="pseudo-claims to make (at most one per passage)")],
+    corpus: Annotated[Path | None, typer.Option(*INPUT, "--corpus", help="BEIR JSONL corpus; .gz ok")] = None,
+    dataset: Annotated[str | None, typer.Option(help="instead of --input: a dataset's passage pool")] = None,
+    data: Annotated[Path | None, typer.Option(help="with --dataset: the data root")] = None,
+    seed: Annotated[int, typer.Option(help="seed of the passage and sentence choice")] = 0,
+) -> None:
+    """Pseudo-claims by the inverse cloze task: one claim-like sentence cut out of each chosen
+    passage is the claim, the rest of the passage its relevant one. Writes the *training copy* of
+    the corpus (every passage, the cut sentences removed): index that copy, never the original, then
+    run `factscout trajectories --claims OUT/queries.jsonl --qrels OUT/qrels/train.tsv`."""
+    from factscout.cli.index import _dataset_passages, _read_passages
+    from factscout.errors import InputError
+    from factscout.formats.beir import write_claims, write_corpus, write_qrels
+    from factscout.training.pseudo_claims import inverse_cloze
+
+    if (corpus is None) == (dataset is None):
+        raise typer.BadParameter("give exactly one of --input FILE (--corpus) or --dataset NAME")
+    there = [name for name in PSEUDO_FILES if (out / name).exists()]
+    if there:
+        raise InputError(f"{out} already holds {', '.join(there)}: choose an empty folder (nothing is overwritten)")
+    passages = _read_passages(corpus) if corpus is not None else _dataset_passages(str(dataset), data)
+    made = inverse_cloze(passages, n, seed=seed)
+    (out / "qrels").mkdir(parents=True, exist_ok=True)
+    write_corpus(out / "corpus.jsonl", made.corpus)
+    write_claims(out / "queries.jsonl", made.claims)
+    write_qrels(out / "qrels" / "train.tsv", made.qrels)
+    typer.echo(
+        f"{len(made.claims)} pseudo-claims ({made.eligible} of {len(passages)} passages eligible, "
+        f"{made.eligible_share:.1%}; {made.shortfall} short of {n}) -> {out}"
+    )
