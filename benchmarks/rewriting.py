@@ -68,6 +68,7 @@ from factscout.rewrite.policy import (
     save_policy,
 )
 from factscout.rewrite.state import state_encoder
+from factscout.rewrite.trajectories import finished_claims
 from factscout.training.pseudo_claims import inverse_cloze
 from factscout.training.rewrite import TrainSettings, train_classifier, train_decision_transformer
 from factscout.training.rewrite_pointer import pointer_stop_claims, step_limit, train_pointer
@@ -133,6 +134,34 @@ def load_split(dataset: str, args: argparse.Namespace) -> tuple[list, dict, list
     return claims, qrels, corpus, held, name
 
 
+def scale_data(args: argparse.Namespace) -> tuple[list, list[str], dict[str, int]]:
+    """(improving trajectories, texts of claims best left alone, claims per part) of a
+    ``bfs_scale.py`` work folder for ``args.retriever``: every part but ``args.dataset``'s own
+    training claims (the benchmark searches those itself), claim ids prefixed with the part, at
+    most ``args.scale_claims`` claims (a seeded sample)."""
+    parts = []
+    for traj in sorted(args.scale_trajectories.glob(f"*/*/traj-{args.retriever}.jsonl")):
+        part = f"{traj.parent.parent.name}/{traj.parent.name}"
+        if part != f"{args.dataset}/real":
+            finished = finished_claims(traj)
+            parts.append(
+                (part, traj, [c for c in read_claims(traj.parent / "queries.jsonl") if c.claim_id in finished])
+            )
+    if not parts:
+        raise SystemExit(f"no traj-{args.retriever}.jsonl under {args.scale_trajectories}/*/*/")
+    searched = [(part, c) for part, _, claims in parts for c in claims]
+    keep = {(part, c.claim_id) for part, c in sample(searched, args.scale_claims)}
+    trajectories, stops, counts = [], [], Counter()
+    for part, traj, claims in parts:
+        chosen = [c for c in claims if (part, c.claim_id) in keep]
+        counts[part] = len(chosen)
+        ids = {c.claim_id for c in chosen}
+        found = [tr for tr in read_trajectories(traj) if tr.claim_id in ids and not tr.negative]
+        trajectories += [replace(tr, claim_id=f"{part}:{tr.claim_id}") for tr in found]
+        stops += pointer_stop_claims(traj, chosen)
+    return trajectories, stops, dict(counts)
+
+
 def sample(claims: list, limit: int | None) -> list:
     """At most ``limit`` of ``claims``, a seeded sample kept in the claims' order."""
     if limit is None or len(claims) <= limit:
@@ -172,6 +201,15 @@ def main() -> None:
         help="also the token-pointing policy with its MiniLM encoder fine-tuned, for this many epochs",
     )
     parser.add_argument("--name", help="results name (default: rewriting[_<dataset>][_<retriever>])")
+    parser.add_argument(
+        "--scale-trajectories",
+        type=Path,
+        help="a benchmarks/bfs_scale.py work folder: a pointer row also trained on its trajectories for this endpoint "
+        "(every part but this dataset's own training claims)",
+    )
+    parser.add_argument(
+        "--scale-claims", type=int, help="with --scale-trajectories: a seeded sample of this many claims"
+    )
     parser.add_argument(
         "--pointer-idf",
         action=argparse.BooleanOptionalAction,
@@ -312,6 +350,18 @@ def main() -> None:
             f"with the pointer's training, {time.perf_counter() - t:.0f} s."
         )
 
+    scale_note = ""
+    if args.scale_trajectories:
+        t = time.perf_counter()
+        scale_trajectories, scale_stops, scale_parts = scale_data(args)
+        pointer_scale = with_margin(fit_pointer(scale_trajectories, scale_stops))
+        scale_note = (
+            f"Paper-scale trajectories ({args.scale_trajectories}, `benchmarks/bfs_scale.py`): "
+            f"{sum(scale_parts.values()):,} claims ({scale_parts}), {len(scale_trajectories):,} trajectories, "
+            f"{len(scale_stops):,} claims best left alone; the other corpora's tokens get this corpus's IDF features. "
+            f"With the pointer's training, {time.perf_counter() - t:.0f} s."
+        )
+
     # keyword baselines: k chosen on (at most 300 of) the training claims
     tune_claims = sample(train, 300)
     k_idf, idf_scores = tune_k(lambda k: TopIdfPolicy(k, idf), tune_claims, env)
@@ -357,6 +407,15 @@ def main() -> None:
     runs.append((RANKER, ranker, None, TUNE_MAX_STEPS))
     if args.pseudo_claims:
         runs.append((f"token-pointing policy + {len(pseudo.claims)} pseudo-claims", pointer_pseudo, None, steps_limit))
+    if args.scale_trajectories:
+        runs.append(
+            (
+                f"token-pointing policy + {sum(scale_parts.values()):,} BFS-scale claims",
+                pointer_scale,
+                None,
+                steps_limit,
+            )
+        )
     stem = "rewriting" if args.dataset == "scifact" or args.claims else f"rewriting_{args.dataset}"
     result = stem if args.retriever == "bm25" else f"{stem}_{args.retriever.replace('-', '_')}"
     result = args.name or result
@@ -455,6 +514,7 @@ def main() -> None:
             f"{oracle_s:.0f} s; on {machine()}.",
             "",
             *([pseudo_note, ""] if pseudo_note else []),
+            *([scale_note, ""] if scale_note else []),
             *([pointer_dt_note(pointer_dt, pointer_dt_s, args), ""] if args.pointer_history else []),
             *(
                 [
