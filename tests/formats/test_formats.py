@@ -22,6 +22,17 @@ def test_queries_round_trip(tmp_path):
     assert list(beir.read_queries(tmp_path / "q.jsonl")) == qs
 
 
+def test_claims_metadata_with_dates_and_tuples_is_written_as_json(tmp_path):
+    from factscout.records import Claim
+
+    claim = Claim("c1", "A claim.", dt.date(2021, 3, 4), {"checked": dt.date(2021, 3, 5), "span": (3, 9), "n": 2})
+    beir.write_claims(tmp_path / "c.jsonl", [claim])
+    row = json.loads((tmp_path / "c.jsonl").read_text())
+    assert row["metadata"] == {"checked": "2021-03-05", "span": [3, 9], "n": 2}
+    (back,) = beir.read_claims(tmp_path / "c.jsonl")
+    assert back.date == claim.date and back.meta == {"checked": "2021-03-05", "span": [3, 9], "n": 2}
+
+
 def test_qrels_round_trips(tmp_path):
     qrels = {"q1": {"d1": 1, "d2": 2}, "q2": {"d3": 1}}
     beir.write_qrels(tmp_path / "q.tsv", qrels)

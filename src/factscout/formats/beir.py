@@ -7,9 +7,11 @@ file carry several planned queries per claim.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from factscout.dates import parse_date
 from factscout.errors import InputError
@@ -105,6 +107,18 @@ def read_claims(path: str | os.PathLike[str], *, skipped: list[str] | None = Non
         yield claim
 
 
+def _plain(value: Any) -> Any:
+    """``value`` with its dates as ISO strings and its tuples and sets as lists: what JSON can
+    hold (a dataset's claim metadata may carry the dates it parsed)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return value
+
+
 def write_claims(path: str | os.PathLike[str], claims: Iterable[Claim]) -> None:
     def rows() -> Iterator[dict]:
         for c in claims:
@@ -112,7 +126,7 @@ def write_claims(path: str | os.PathLike[str], claims: Iterable[Claim]) -> None:
             if c.date:
                 row["date"] = c.date.isoformat()
             if c.meta:
-                row["metadata"] = dict(c.meta)
+                row["metadata"] = _plain(dict(c.meta))
             yield row
 
     write_jsonl(path, rows())
