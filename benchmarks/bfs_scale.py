@@ -19,9 +19,10 @@ the same run is the issue's throughput floor (1,000 candidates/s on 2 cores for 
 each part's wall-clock rate is given as a ratio to it. CPU time is the BFS processes' own (user +
 system, children included), so it does not grow when other jobs share the cores.
 
-Pseudo-claims are allotted in the order of ``--datasets``: each dataset is asked for an equal share
-of what is still missing, and what a corpus cannot give (COVID-Fact's evidence is mostly single
-sentences: 1.3 % of its passages are eligible) passes to the datasets after it.
+Pseudo-claims are shared out by water-filling over what each corpus can give (its passages with
+an eligible sentence; COVID-Fact's evidence is mostly single sentences: 1.3 % are eligible): the
+corpora are taken from the smallest capacity up, each given an equal share of what is still
+missing or all it has, so a small corpus's shortfall passes to the larger ones.
 
     python benchmarks/bfs_scale.py --retriever bm25-plain [--target 20000] [--workers 2] [--minutes 60]
 
@@ -46,9 +47,10 @@ from pathlib import Path
 from _common import ROOT, machine, markdown_table, publish, quiet
 from rewriting import load_split
 
-from factscout.formats.beir import write_claims, write_corpus
+from factscout.formats.beir import read_corpus, write_claims, write_corpus
 from factscout.formats.jsonl import read_lines
 from factscout.formats.trec import write_qrels
+from factscout.training.pseudo_claims import inverse_cloze
 
 DATASETS = ("covidfact", "checkthat2022", "averitec", "scifact")
 FLOOR = 1000.0  # candidates/s: the issue's throughput target for BM25 endpoints
@@ -111,6 +113,22 @@ def pseudo_part(source: Path, folder: Path, n: int) -> int:
     return count_lines(folder / "queries.jsonl")
 
 
+def pseudo_capacity(corpus: Path) -> int:
+    """How many pseudo-claims ``corpus`` can give (its passages with an eligible sentence)."""
+    return inverse_cloze(list(read_corpus(corpus)), 1).eligible
+
+
+def water_fill(missing: int, capacity: dict[str, int]) -> dict[str, int]:
+    """``missing`` shared over ``capacity``'s keys, smallest capacity first: each gets an equal
+    share of what is still missing, or its capacity if that is less."""
+    asks, left = {}, max(missing, 0)
+    order = sorted(capacity, key=lambda d: (capacity[d], d))
+    for i, d in enumerate(order):
+        asks[d] = min(capacity[d], math.ceil(left / (len(order) - i)))
+        left -= asks[d]
+    return asks
+
+
 def manifest(traj: Path) -> list[dict]:
     path = traj.with_name(f"{traj.stem}.claims.jsonl")
     rows = []
@@ -150,12 +168,13 @@ def main() -> None:
     for d in datasets:
         parts.append((d, "real", work / d / "real", real_part(d, work / d / "real", args)))
     missing = max(args.target - sum(p[3] for p in parts), 0)
-    for i, d in enumerate(datasets):
-        ask = math.ceil(missing / (len(datasets) - i)) if missing else 0
-        made = pseudo_part(work / d / "real", work / d / "ict", ask)
+    todo = [d for d in datasets if not (work / d / "ict" / "queries.jsonl").is_file()]
+    capacity = {d: pseudo_capacity(work / d / "real" / "corpus.jsonl") for d in todo} if missing else {}
+    asks = water_fill(missing - sum(count_lines(work / d / "ict" / "queries.jsonl") for d in datasets), capacity)
+    for d in datasets:
+        made = pseudo_part(work / d / "real", work / d / "ict", asks.get(d, 0))
         if made:
             parts.append((d, "pseudo", work / d / "ict", made))
-        missing = max(missing - made, 0)
 
     # --- index each part's corpus, then BFS (resumable; stops at the deadline)
     stats_file = work / "stats.json"

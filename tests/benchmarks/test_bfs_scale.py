@@ -66,3 +66,15 @@ def test_bfs_scale_on_a_tiny_split_resumes_and_counts_every_part(tmp_path):
     }
     table = (results / "bfs_scale_bm25_plain.md").read_text()
     assert "| custom real | 30 | 30 |" in table and "| custom pseudo |" in table and "Reproduce" in table
+
+
+def test_water_fill_passes_a_small_corpus_shortfall_to_the_larger_ones(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    from bfs_scale import water_fill
+
+    capacity = {"covidfact": 41, "checkthat2022": 12929, "averitec": 2184, "scifact": 5101}
+    asks = water_fill(12430, capacity)
+    assert asks == {"covidfact": 41, "averitec": 2184, "scifact": 5101, "checkthat2022": 5104}
+    assert sum(asks.values()) == 12430
+    assert water_fill(10**6, {"a": 3, "b": 4}) == {"a": 3, "b": 4}  # short of the target: all there is
+    assert water_fill(0, {"a": 5}) == {"a": 0}
