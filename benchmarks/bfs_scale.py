@@ -180,7 +180,7 @@ def main() -> None:
     stats_file = work / "stats.json"
     stats = json.loads(stats_file.read_text()) if stats_file.is_file() else {}
     deadline = time.monotonic() + args.minutes * 60 if args.minutes else None
-    for dataset, kind, folder, _ in parts:
+    for dataset, kind, folder, n in parts:
         key = f"{dataset}/{kind}"
         entry = stats.setdefault(key, {"bfs_cpu_s": 0.0, "bfs_wall_s": 0.0, "index_s": 0.0})
         index = folder / f"index-{args.retriever}"
@@ -193,6 +193,8 @@ def main() -> None:
         if left is not None and left <= 0:
             break
         traj = folder / f"traj-{args.retriever}.jsonl"
+        if len(manifest(traj)) >= n:
+            continue  # searched in an earlier sitting: no start-up time added to its figures
         cmd = cli(
             "-q", "trajectories", "--claims", str(folder / "queries.jsonl"), "--qrels", str(folder / "qrels.tsv"),
             "--index", str(index), "--out", str(traj), "--workers", str(args.workers), "--depth", str(args.depth),
