@@ -50,6 +50,7 @@ from rewriting import load_split
 from factscout.formats.beir import read_corpus, write_claims, write_corpus
 from factscout.formats.jsonl import read_lines
 from factscout.formats.trec import write_qrels
+from factscout.rewrite.trajectories import manifest_path
 from factscout.training.pseudo_claims import inverse_cloze
 
 DATASETS = ("covidfact", "checkthat2022", "averitec", "scifact")
@@ -130,7 +131,7 @@ def water_fill(missing: int, capacity: dict[str, int]) -> dict[str, int]:
 
 
 def manifest(traj: Path) -> list[dict]:
-    path = traj.with_name(f"{traj.stem}.claims.jsonl")
+    path = manifest_path(traj)
     rows = []
     for _, line in read_lines(path) if path.is_file() else ():
         with contextlib.suppress(json.JSONDecodeError):  # a line cut off by a stop: the next run repairs it

@@ -99,7 +99,7 @@ def pseudo_claims(
     passage is the claim, the rest of the passage its relevant one. Writes the *training copy* of
     the corpus (every passage, the cut sentences removed): index that copy, never the original, then
     run `factscout trajectories --claims OUT/queries.jsonl --qrels OUT/qrels/train.tsv`."""
-    from factscout.cli.index import _dataset_passages, _read_passages
+    from factscout.cli.index import dataset_passages, read_passages
     from factscout.errors import InputError
     from factscout.formats.beir import write_claims, write_corpus, write_qrels
     from factscout.training.pseudo_claims import inverse_cloze
@@ -109,7 +109,7 @@ def pseudo_claims(
     there = [name for name in PSEUDO_FILES if (out / name).exists()]
     if there:
         raise InputError(f"{out} already holds {', '.join(there)}: choose an empty folder (nothing is overwritten)")
-    passages = _read_passages(corpus) if corpus is not None else _dataset_passages(str(dataset), data)
+    passages = read_passages(corpus) if corpus is not None else dataset_passages(str(dataset), data)
     made = inverse_cloze(passages, n, seed=seed)
     (out / "qrels").mkdir(parents=True, exist_ok=True)
     write_corpus(out / "corpus.jsonl", made.corpus)

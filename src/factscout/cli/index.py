@@ -107,7 +107,7 @@ def index(
             )
         retriever, settings["sharded"] = "sharded", {"shards": shards, "ray": ray}
     settings["postgres"] = {"name": pg_name}
-    passages = _read_passages(corpus) if corpus is not None else _dataset_passages(str(dataset), data)
+    passages = read_passages(corpus) if corpus is not None else dataset_passages(str(dataset), data)
     if window:
         passages = split_passages(passages, window, min(stride, window))
     with status(f"indexing {len(passages)} passages with {retriever} (dense encoding shows its own bar)"):
@@ -129,7 +129,7 @@ def index(
     )
 
 
-def _read_passages(corpus: Path) -> list[Any]:
+def read_passages(corpus: Path) -> list[Any]:
     """The corpus's passages, counted against its non-blank lines (one passage each)."""
     from factscout.formats.beir import read_corpus
     from factscout.formats.jsonl import read_lines
@@ -143,7 +143,7 @@ def _read_passages(corpus: Path) -> list[Any]:
     return passages
 
 
-def _dataset_passages(name: str, data: Path | None) -> list[Any]:
+def dataset_passages(name: str, data: Path | None) -> list[Any]:
     from factscout.datasets import load_dataset
     from factscout.errors import InputError
 
