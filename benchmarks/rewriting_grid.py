@@ -27,15 +27,17 @@ import argparse
 import shlex
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from _common import machine, markdown_table, publish, quiet
-from rewriting import load_split, paired_p, sample
+from rewriting import load_split, paired_p, reproduce_args, sample
 
 from factscout.retrieve import build_retriever
 from factscout.rewrite import SearchEnvironment
 from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, TopIdfPolicy, tune_k
-from factscout.rewrite.policy import rewrite
+from factscout.rewrite.policy import rewrite, save_policy
+from factscout.rewrite.ranker import RankerConfig
 from factscout.training.rewrite_ranker import RankerSettings, train_ranker
 
 
@@ -52,6 +54,15 @@ def main() -> None:
     parser.add_argument("--max-test", type=int, default=400, help="held-out claims per dataset (seeded sample)")
     parser.add_argument("--trees", type=int, default=RankerSettings().trees, help="the reward model's trees")
     parser.add_argument("--keybert", action="store_true", help="also the KeyBERT-style baseline (MiniLM)")
+    parser.add_argument("--save-policies", help="write each trained ranker to DIR/<dataset>-<endpoint>/")
+    parser.add_argument(
+        "--booster", choices=("exact", "hist"), default="exact", help="the reward model's gradient boosting"
+    )
+    parser.add_argument(
+        "--semantic",
+        default="",
+        help="an encoder (minilm): the ranker also reads how close the returned passages are to the claim",
+    )
     parser.add_argument("--claims", help="with --qrels, --corpus, --heldout: another split (dataset 'custom')")
     parser.add_argument("--qrels")
     parser.add_argument("--corpus")
@@ -88,7 +99,11 @@ def main() -> None:
                 encoder = state_encoder("minilm")
                 k_bert, _ = tune_k(lambda k: KeyBertPolicy(k, encoder), tune, env)  # noqa: B023
                 baselines[f"KeyBERT-{k_bert}"] = KeyBertPolicy(k_bert, encoder)
-            ranker = train_ranker(train, qrels, passages, retriever, idf=idf, settings=RankerSettings(trees=args.trees))
+            config = RankerConfig(retriever=endpoint, semantic=args.semantic)
+            settings = RankerSettings(trees=args.trees, booster=args.booster)
+            ranker = train_ranker(train, qrels, passages, retriever, config, settings, idf=idf)
+            if args.save_policies:
+                save_policy(ranker, Path(args.save_policies) / f"{dataset}-{endpoint}")
             claim = np.array([env.reward(c, c.text) for c in test])
             scored = {
                 label: np.array([env.reward(c, rewrite(c, policy, max_steps=TUNE_MAX_STEPS).final) for c in test])
@@ -115,15 +130,25 @@ def main() -> None:
             print(rows[-1], flush=True)
             publish(
                 args.name,
-                table(rows, [*notes, f"{dataset}: {name}, {len(train)} training claims, {len(test)} held-out claims"]),
+                table(
+                    rows,
+                    [*notes, f"{dataset}: {name}, {len(train)} training claims, {len(test)} held-out claims"],
+                    args.semantic,
+                ),
                 headline,
             )
         notes.append(f"{dataset}: {name}, {len(train)} training claims, {len(test)} held-out claims")
 
 
-def table(rows: list, notes: list[str]) -> str:
+def table(rows: list, notes: list[str], semantic: str = "") -> str:
     """The published text: the table so far (a run publishes after every endpoint, so a stopped
     run leaves the rows it finished)."""
+    reads = (
+        f"The ranker reads what the endpoint returns for each candidate (counts, scores) and how close the "
+        f"returned passages are to the claim ({semantic} cosines, `--semantic {semantic}`). "
+        if semantic
+        else "The ranker reads what the endpoint returns for each candidate (counts, scores), not the passages. "
+    )
     text = "\n".join(
         [
             "### The candidate ranker on every endpoint (held-out claims, mAP@50)",
@@ -146,11 +171,12 @@ def table(rows: list, notes: list[str]) -> str:
                 rows,
             ),
             "",
-            "p: paired sign-flip permutation test over the held-out claims (AP@50). "
+            reads
+            + "p: paired sign-flip permutation test over the held-out claims (AP@50). "
             + "; ".join(notes)
             + f". On {machine()}.",
             "",
-            f"Reproduce: `{shlex.join(['python', 'benchmarks/rewriting_grid.py', *sys.argv[1:]])}`",
+            f"Reproduce: `{shlex.join(['python', 'benchmarks/rewriting_grid.py', *reproduce_args(sys.argv[1:])])}`",
         ]
     )
     return text

@@ -84,6 +84,24 @@ def test_trees_predict_exactly_what_scikit_learn_predicts():
     np.testing.assert_allclose(trees.predict(x), reference.fit(x, y).predict(x), rtol=1e-9, atol=1e-9)
 
 
+def test_histogram_trees_predict_what_scikit_learn_predicts():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(2000, len(CANDIDATE_FEATURES))).astype(np.float32)
+    y = np.sin(x[:, 0]) + 0.5 * (x[:, 3] > 0.2) - x[:, 6] ** 2
+    trees = fit_trees(x, y, RankerSettings(trees=30, depth=3, booster="hist"))
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    reference = HistGradientBoostingRegressor(
+        max_iter=30, max_depth=3, max_leaf_nodes=8, learning_rate=0.05, early_stopping=False, random_state=0
+    ).fit(x, y)
+    unseen = rng.normal(size=(500, len(CANDIDATE_FEATURES))).astype(np.float32)
+    for rows in (x, unseen):
+        np.testing.assert_allclose(trees.predict(rows), reference.predict(rows), rtol=1e-9, atol=1e-9)
+    assert trees.rate == 1.0 and (trees.left >= 0).sum() > 30  # real splits, not stumps
+    with pytest.raises(InputError, match="booster"):
+        RankerSettings(booster="xgb")
+
+
 def test_malformed_arrays_are_refused():
     with pytest.raises(InputError, match="shape"):
         TokenModel(np.zeros(3), np.ones(3), np.zeros(3), 0.0)

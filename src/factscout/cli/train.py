@@ -318,20 +318,32 @@ def rewrite_ranker(
         str, typer.Option(help="the endpoint: bm25-and | bm25-plain | bm25 | dense | ...")
     ] = "bm25-and",
     folds: Annotated[int, typer.Option(help="cross-validation folds (out-of-fold features; target and margin)")] = 5,
+    semantic: Annotated[
+        str,
+        typer.Option(
+            help="an encoder (minilm, minilm-int8, a sentence-transformers name or folder) with which the ranker "
+            "also reads how close the returned passages are to the claim; '' for none"
+        ),
+    ] = "",
+    booster: Annotated[
+        str, typer.Option(help="exact (GradientBoostingRegressor) | hist (histogram boosting, ~10x faster)")
+    ] = "exact",
     seed: Annotated[int, typer.Option()] = 0,
 ) -> None:
     from factscout.formats.beir import read_corpus
     from factscout.formats.trec import read_qrels
     from factscout.retrieve import build_retriever
     from factscout.rewrite.policy import save_policy
+    from factscout.rewrite.ranker import RankerConfig
     from factscout.training.rewrite_ranker import RankerSettings, train_ranker
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     passages = list(read_corpus(corpus))
     endpoint = build_retriever(passages, retriever, show_progress=False)
-    settings = RankerSettings(folds=folds, seed=seed)
+    settings = RankerSettings(folds=folds, seed=seed, booster=booster)
+    config = RankerConfig(retriever=retriever, semantic=semantic)
     policy = train_ranker(
-        read_claims(claims), read_qrels(qrels), {p.passage_id: p for p in passages}, endpoint, settings=settings
+        read_claims(claims), read_qrels(qrels), {p.passage_id: p for p in passages}, endpoint, config, settings
     )
     folder = save_policy(policy, out)
     t = policy.training

@@ -30,11 +30,14 @@ with qrels:
   endpoint returned for it: how many results (log, none, a full page), the top score and the
   score gap to the tenth result, the overlap of its top 10 with the claim's) that predicts the
   candidate's AP@50, or its gain over the claim's (the target is chosen by cross-validation).
+  With ``RankerConfig.semantic`` (an encoder name) it also reads *what* the endpoint returned:
+  how close the candidate's top 10 passages are in meaning to the claim, and whether closer than
+  the claim's own (:mod:`.agreement`). That is what lets it beat the claim on disjunctive BM25.
 
 Both are stored as plain arrays (``ranker.npz``: the logistic regression's weights and the trees'
 nodes, read by :class:`Trees`), so inference needs numpy only and no pickled object is ever
 loaded. Cost per claim: one search per candidate (~80 for a 12-word claim, 22,000 searches/s on
-``bm25-and`` over SciFact).
+``bm25-and`` over SciFact), and with ``semantic`` one encoding per passage not read before.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from factscout.errors import InputError
 from factscout.records import Query
 from factscout.retrieve.standard_analyzer import standard_tokens
 from factscout.rewrite.actions import MAX_POSITIONS, ParsedQuery, parse
+from factscout.rewrite.agreement import AGREEMENT_FEATURES, PassageVectors, agreement_features
 from factscout.rewrite.base import REWRITE_POLICIES, RewardMode, check_positive
 from factscout.rewrite.keywords import IdfTable, KeepSetPolicy, is_content
 from factscout.rewrite.pointer import N_FEATURES as N_TAGS
@@ -63,6 +67,7 @@ CANDIDATE_FEATURES = (
     "full page", "is the claim", "is stop-word removal", "words", "share of words", "top score",
     "score gap 1-10", "top-10 overlap with the claim",
 )  # fmt: skip
+N_ALL_FEATURES = len(CANDIDATE_FEATURES) + len(AGREEMENT_FEATURES)
 SearchResults = tuple[tuple[str, ...], tuple[float, ...]]
 
 
@@ -75,11 +80,20 @@ class RankerConfig:
     observe: int = 1000  # results read per candidate (a search box's page)
     retriever: str = ""  # the endpoint the models were fitted on (informational)
     margin: float = 0.0  # rewrite only when the best candidate's predicted reward beats the claim's by more
+    semantic: str = ""  # encoder whose claim-vs-results agreement (.agreement) the reward model reads; "": none
 
     def __post_init__(self) -> None:
         check_positive("RankerConfig", top_n=self.top_n, max_size=self.max_size, observe=self.observe)
         if not (isinstance(self.margin, int | float) and self.margin >= 0):
             raise InputError(f"RankerConfig: margin must be a number >= 0, got {self.margin!r}")
+        if not isinstance(self.semantic, str):
+            raise InputError(f"RankerConfig: semantic must be an encoder name or '', got {self.semantic!r}")
+
+    @property
+    def n_features(self) -> int:
+        """The reward model's input width: the candidate features, and the agreement features
+        when ``semantic`` names an encoder."""
+        return N_ALL_FEATURES if self.semantic else len(CANDIDATE_FEATURES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,14 +262,14 @@ class Trees:
             or self.right.max() >= n
             or np.any(self.right[inner] < 0)
             or np.any(self.feature[inner] < 0)
-            or np.any(self.feature[inner] >= len(CANDIDATE_FEATURES))
+            or np.any(self.feature[inner] >= N_ALL_FEATURES)
             or np.any(self.roots < 0)
             or np.any(self.roots >= n)
         ):
             raise InputError("tree arrays point outside the ensemble or at unknown features")
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """The ensemble's prediction for each row of ``x`` (rows, len(CANDIDATE_FEATURES))."""
+        """The ensemble's prediction for each row of ``x`` (rows, the config's ``n_features``)."""
         x = np.asarray(x, dtype=np.float32).astype(np.float64)
         out = np.full(len(x), self.init)
         rows = np.arange(len(x))
@@ -300,18 +314,38 @@ class RankerPolicy(KeepSetPolicy):
     idf: IdfTable = field(repr=False)
     search: Callable[[str], SearchResults] | None = field(default=None, repr=False, compare=False)
     training: dict[str, Any] = field(default_factory=dict, compare=False)
+    vectors: PassageVectors | None = field(default=None, repr=False, compare=False)
     kind: str = field(default="ranker", init=False)
     name: str = field(default="ranker", init=False)
     reward: RewardMode = field(default="dense", init=False)
     target_return: float = field(default=1.0, init=False)
     _keeps: OrderedDict[str, frozenset[int]] = field(default_factory=OrderedDict, init=False, repr=False, compare=False)
 
-    def bind(self, retriever: Any) -> RankerPolicy:
-        """This policy searching ``retriever`` (any object with the retriever ``search``)."""
+    def __post_init__(self) -> None:
+        used = self.trees.feature[self.trees.left >= 0]
+        if used.size and int(used.max()) >= self.config.n_features:
+            raise InputError(
+                f"the reward model reads feature {int(used.max())} but the config gives {self.config.n_features} "
+                "(agreement features need config.semantic)"
+            )
+
+    def bind(self, retriever: Any, *, vectors: PassageVectors | None = None) -> RankerPolicy:
+        """This policy searching ``retriever`` (any object with the retriever ``search``). With
+        ``config.semantic`` it also reads the returned passages (from ``retriever.store``, encoded by
+        that encoder), unless ``vectors`` is given."""
         if not callable(getattr(retriever, "search", None)):
             raise InputError(f"the ranker policy needs a retriever with search(), got {type(retriever).__name__}")
         search = endpoint_search(retriever, self.config.observe)
-        return RankerPolicy(self.config, self.tokens, self.trees, self.idf, search, self.training)
+        if self.config.semantic and vectors is None:
+            store = getattr(retriever, "store", None)
+            if store is None:
+                raise InputError(
+                    f"this ranker reads the returned passages, but {type(retriever).__name__} has no passage store"
+                )
+            from factscout.retrieve.adapter import make_encoder
+
+            vectors = PassageVectors(store, make_encoder(self.config.semantic))
+        return RankerPolicy(self.config, self.tokens, self.trees, self.idf, search, self.training, vectors)
 
     def candidate_queries(self, claim: str | ParsedQuery) -> list[Candidate]:
         """The candidates of ``claim`` (:func:`candidates`), the claim first; no search."""
@@ -330,7 +364,13 @@ class RankerPolicy(KeepSetPolicy):
         log_p = self.tokens.log_p(word_features(parsed, words, self.idf)) if words else np.zeros(0)
         cands = candidates(parsed, words, self.config)
         results = [self.search(c.text) for c in cands]
-        predicted = self.trees.predict(candidate_features(cands, words, log_p, results, self.config))
+        x = candidate_features(cands, words, log_p, results, self.config)
+        if self.config.semantic:
+            if self.vectors is None:
+                raise InputError("this ranker reads the returned passages: bind it with the passages' vectors")
+            claim_vec = self.vectors.embed(parsed.text)
+            x = np.concatenate([x, agreement_features(claim_vec, [ids for ids, _ in results], self.vectors)], axis=1)
+        predicted = self.trees.predict(x)
         order = np.argsort(-predicted, kind="stable")
         return [(cands[i], float(predicted[i])) for i in order]
 

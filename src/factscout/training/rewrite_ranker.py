@@ -41,6 +41,7 @@ from factscout.errors import InputError
 from factscout.records import Claim, Passage
 from factscout.retrieve.standard_analyzer import standard_tokens
 from factscout.rewrite.actions import ParsedQuery, parse
+from factscout.rewrite.agreement import PassageVectors, agreement_features
 from factscout.rewrite.environment import SearchEnvironment
 from factscout.rewrite.keywords import IdfTable
 from factscout.rewrite.ranker import (
@@ -71,6 +72,7 @@ class RankerSettings:
     seed: int = 0
     margins: tuple[float, ...] = (0.0, 0.01, 0.02, 0.05, 0.1)
     targets: tuple[str, ...] = ("raw", "gain")
+    booster: str = "exact"  # exact: GradientBoostingRegressor; hist: HistGradientBoostingRegressor (~10x faster)
 
     def __post_init__(self) -> None:
         if self.folds < 2 or self.trees < 1 or self.depth < 1:
@@ -81,6 +83,8 @@ class RankerSettings:
             raise InputError(f"RankerSettings needs margins >= 0: {self.margins}")
         if not self.targets or set(self.targets) - {"raw", "gain"}:
             raise InputError(f"RankerSettings targets are from raw, gain: {self.targets}")
+        if self.booster not in ("exact", "hist"):
+            raise InputError(f"RankerSettings booster is exact or hist, got {self.booster!r}")
 
 
 @dataclass(slots=True)
@@ -122,6 +126,8 @@ def fit_token_model(features: np.ndarray, labels: np.ndarray, c: float) -> Token
 def fit_trees(x: np.ndarray, y: np.ndarray, settings: RankerSettings) -> Trees:
     """Gradient-boosted regression trees, exported to :class:`Trees` arrays."""
     _, ensemble = _sklearn()
+    if settings.booster == "hist":
+        return _fit_hist_trees(ensemble, x, y, settings)
     model = ensemble.GradientBoostingRegressor(
         n_estimators=settings.trees,
         max_depth=settings.depth,
@@ -155,6 +161,43 @@ def fit_trees(x: np.ndarray, y: np.ndarray, settings: RankerSettings) -> Trees:
     )
 
 
+def _fit_hist_trees(ensemble: Any, x: np.ndarray, y: np.ndarray, settings: RankerSettings) -> Trees:
+    """Histogram gradient boosting (binned features: ~10x faster on 100k+ candidates; no row
+    subsampling), exported from its predictors' node arrays. Its leaf values already carry the
+    learning rate, so the exported ``rate`` is 1; a row goes left when its feature is <= the node's
+    real-valued threshold, as in :class:`Trees` (the features are never missing)."""
+    model = ensemble.HistGradientBoostingRegressor(
+        max_iter=settings.trees,
+        max_depth=settings.depth,
+        max_leaf_nodes=2**settings.depth,
+        learning_rate=settings.rate,
+        early_stopping=False,
+        random_state=settings.seed,
+    ).fit(x, y)
+    feature, threshold, left, right, value, roots = [], [], [], [], [], []
+    offset = 0
+    for (predictor,) in model._predictors:  # private, but the only export; the tests compare predictions
+        nodes = predictor.nodes
+        leaf = nodes["is_leaf"].astype(bool)
+        roots.append(offset)
+        feature.append(np.where(leaf, -1, nodes["feature_idx"]))
+        threshold.append(np.where(leaf, 0.0, nodes["num_threshold"]))
+        left.append(np.where(leaf, -1, nodes["left"].astype(np.int64) + offset))
+        right.append(np.where(leaf, -1, nodes["right"].astype(np.int64) + offset))
+        value.append(np.where(leaf, nodes["value"], 0.0))
+        offset += len(nodes)
+    return Trees(
+        np.concatenate(feature).astype(np.int32),
+        np.concatenate(threshold).astype(np.float64),
+        np.concatenate(left).astype(np.int32),
+        np.concatenate(right).astype(np.int32),
+        np.concatenate(value).astype(np.float64),
+        np.asarray(roots, dtype=np.int32),
+        float(np.asarray(model._baseline_prediction).ravel()[0]),
+        1.0,
+    )
+
+
 def _folds(n: int, folds: int, seed: int) -> np.ndarray:
     """A fold number per claim: a seeded permutation cut into ``folds`` near-equal parts."""
     out = np.empty(n, dtype=np.int64)
@@ -177,10 +220,14 @@ def train_ranker(
     settings: RankerSettings | None = None,
     *,
     idf: IdfTable | None = None,
+    vectors: PassageVectors | None = None,
 ) -> RankerPolicy:
     """Fit the ranker policy on ``claims`` (those with a relevant passage in ``qrels``) searching
     ``retriever``; ``passages`` by id give the relevant passages' words and, without ``idf``, the
-    corpus's idf. Returns the policy bound to ``retriever``."""
+    corpus's idf. With ``config.semantic`` the reward model also reads the agreement features
+    (:mod:`~factscout.rewrite.agreement`); their passage vectors are ``vectors`` or, by default,
+    every passage encoded once by that encoder (through the on-disk cache). Returns the policy
+    bound to ``retriever``."""
     settings = settings or RankerSettings()
     config = config or RankerConfig(retriever=str(getattr(retriever, "name", "")))
     started = time.perf_counter()
@@ -210,6 +257,11 @@ def train_ranker(
         )
 
     search = endpoint_search(retriever, config.observe)
+    if config.semantic and vectors is None:
+        from factscout.retrieve.adapter import make_encoder
+
+        vectors = PassageVectors(passages, make_encoder(config.semantic))
+        vectors.prime(list(passages.values()))
     cand_x: dict[int, np.ndarray] = {}
     cand_y: dict[int, np.ndarray] = {}
     for f in range(settings.folds):
@@ -219,7 +271,11 @@ def train_ranker(
             parsed, words = d.parsed, d.words
             log_p = model.log_p(d.features) if len(words) else np.zeros(0)
             cands = candidates(parsed, words, config)
-            cand_x[i] = candidate_features(cands, words, log_p, [search(c.text) for c in cands], config)
+            results = [search(c.text) for c in cands]
+            cand_x[i] = candidate_features(cands, words, log_p, results, config)
+            if vectors is not None and config.semantic:
+                agree = agreement_features(vectors.embed(parsed.text), [ids for ids, _ in results], vectors)
+                cand_x[i] = np.concatenate([cand_x[i], agree], axis=1)
             cand_y[i] = np.asarray(env.rewards(d.claim, [c.text for c in cands]))
     x = np.concatenate([cand_x[i] for i in range(len(data))])
     y = np.concatenate([cand_y[i] for i in range(len(data))])
@@ -241,6 +297,7 @@ def train_ranker(
     policy = RankerPolicy(config, token_model(np.ones(len(data), dtype=bool)), trees, idf)
     training = {
         "claims": len(data),
+        "features": config.n_features,
         "candidates": len(y),
         "settings": asdict(settings),
         "target": target,
@@ -253,4 +310,4 @@ def train_ranker(
     }
     log.info("ranker: %s", training)
     policy.training.update(training)
-    return policy.bind(retriever)
+    return policy.bind(retriever, vectors=vectors)

@@ -1,0 +1,157 @@
+"""The candidate ranker's agreement features (``rewrite/agreement.py``): how close the passages an
+endpoint returns are to the claim, the passage vectors' cache, and a ranker trained with them
+(``RankerConfig.semantic``): width checks, binding, saving and loading."""
+
+import hashlib
+
+import numpy as np
+import pytest
+from helpers import ranker_world as world
+
+from factscout.errors import InputError
+from factscout.records import Passage
+from factscout.retrieve import build_retriever
+from factscout.rewrite.agreement import AGREEMENT_FEATURES, DEPTH, PassageVectors, agreement_features
+from factscout.rewrite.environment import SearchEnvironment
+from factscout.rewrite.policy import load_policy, make_policy, rewrite, save_policy
+from factscout.rewrite.ranker import CANDIDATE_FEATURES, N_ALL_FEATURES, RankerConfig, RankerPolicy
+from factscout.training.rewrite_ranker import RankerSettings, train_ranker
+
+
+class WordsEncoder:
+    """Unit bag-of-words vectors (each word hashed to one of 64 dimensions); counts what it encodes."""
+
+    def __init__(self) -> None:
+        self.encoded: list[str] = []
+
+    def encode(self, texts):
+        self.encoded.extend(texts)
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for r, text in enumerate(texts):
+            for w in text.lower().replace(".", " ").split():
+                out[r, int(hashlib.md5(w.encode()).hexdigest(), 16) % 64] += 1.0
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+def store(*texts: str) -> dict[str, Passage]:
+    return {f"p{i}": Passage(f"p{i}", f"p{i}", "", t) for i, t in enumerate(texts)}
+
+
+def test_features_are_cosines_to_the_claim_and_their_gain_over_the_claims():
+    enc = WordsEncoder()
+    passages = store("solar panels power homes", "the weather report", "solar panels", "cats and dogs")
+    vectors = PassageVectors(passages, enc)
+    claim = vectors.embed("solar panels power homes")
+    out = agreement_features(claim, [["p1", "p3"], ["p0", "p2"], []], vectors)
+    assert out.shape == (3, len(AGREEMENT_FEATURES))
+    cos = [float(vectors(["p0"])[0] @ claim), float(vectors(["p2"])[0] @ claim)]
+    assert cos[0] == pytest.approx(1.0)
+    assert out[1, :5] == pytest.approx(
+        [cos[0], np.mean(cos), np.mean(cos), cos[0], (cos[0] + cos[1] / np.log2(3)) / (1 + 1 / np.log2(3))]
+    )
+    assert out[0, 0] == pytest.approx(0.0)  # "the weather report" shares no word with the claim
+    assert out[2, :5] == pytest.approx(np.zeros(5))  # found nothing
+    assert out[:, 5:] == pytest.approx(out[:, :5] - out[0, :5])  # minus the claim's (the first candidate)
+    assert (out[1, 5:] > 0).all()  # the rewrite finds passages closer to the claim than the claim does
+
+
+def test_only_the_first_depth_results_are_read_and_each_passage_is_encoded_once():
+    enc = WordsEncoder()
+    passages = store(*(f"passage number {i}" for i in range(DEPTH + 5)))
+    vectors = PassageVectors(passages, enc)
+    ids = list(passages)
+    agreement_features(vectors.embed("number"), [ids, ids[:3]], vectors)
+    assert sorted(enc.encoded[1:]) == sorted(passages[i].contents for i in ids[:DEPTH])
+    vectors.prime(list(passages.values()))  # only the 5 not read yet
+    assert len(enc.encoded) == 1 + DEPTH + 5
+
+
+def test_a_passage_the_store_lacks_is_a_clear_error():
+    vectors = PassageVectors(store("a"), WordsEncoder())
+    with pytest.raises(InputError, match="p9"):
+        vectors(["p9"])
+    with pytest.raises(InputError, match="encode"):
+        PassageVectors(store("a"), object())
+
+
+@pytest.fixture(scope="module")
+def semantic():
+    passages, claims, qrels = world()
+    retriever = build_retriever(passages, "bm25-and", show_progress=False)
+    lookup = {p.passage_id: p for p in passages}
+    vectors = PassageVectors(lookup, WordsEncoder())
+    config = RankerConfig(retriever="bm25-and", semantic="words")
+    policy = train_ranker(claims[:30], qrels, lookup, retriever, config, RankerSettings(trees=30), vectors=vectors)
+    return policy, retriever, claims, qrels, lookup
+
+
+def test_a_semantic_ranker_reads_the_agreement_features(semantic):
+    policy, retriever, claims, qrels, _ = semantic
+    assert policy.config.n_features == N_ALL_FEATURES == len(CANDIDATE_FEATURES) + len(AGREEMENT_FEATURES)
+    assert policy.training["features"] == N_ALL_FEATURES
+    env = SearchEnvironment(retriever, qrels, "AP@50")
+    finals = [rewrite(c, policy, max_steps=32).final for c in claims[30:]]
+    assert np.mean([env.reward(c, q) for c, q in zip(claims[30:], finals, strict=True)]) >= 0.9
+
+
+def test_a_reward_model_wider_than_its_config_is_refused(semantic):
+    policy = semantic[0]
+    if not (policy.trees.feature >= len(CANDIDATE_FEATURES)).any():
+        pytest.skip("the trees happened to use no agreement feature")
+    with pytest.raises(InputError, match="semantic"):
+        RankerPolicy(RankerConfig(), policy.tokens, policy.trees, policy.idf)
+
+
+def test_a_saved_semantic_ranker_binds_its_encoder_by_name(semantic, tmp_path, monkeypatch):
+    policy, retriever, claims, _, _ = semantic
+    folder = save_policy(policy, tmp_path / "ranker")
+    assert load_policy(folder).config.semantic == "words"
+    made = []
+
+    def make_encoder(name):
+        made.append(name)
+        return WordsEncoder()
+
+    monkeypatch.setattr("factscout.retrieve.adapter.make_encoder", make_encoder)
+    bound = make_policy(str(folder), retriever=retriever)
+    assert made == ["words"]
+    claim = claims[32].text
+    assert [s for _, s in bound.scored(claim)] == pytest.approx([s for _, s in policy.scored(claim)], abs=1e-5)
+    with pytest.raises(InputError, match="no passage store"):
+        load_policy(folder).bind(type("Box", (), {"search": lambda self, q, k: []})())
+
+
+def test_train_a_semantic_ranker_and_rewrite_with_it_from_the_cli(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from factscout.cli.main import app
+    from factscout.formats.beir import write_corpus, write_queries
+    from factscout.records import Query
+
+    passages, claims, qrels = world()
+    write_corpus(tmp_path / "corpus.jsonl", passages)
+    write_queries(tmp_path / "claims.jsonl", [Query(c.claim_id, c.claim_id, c.text) for c in claims[:30]])
+    (tmp_path / "qrels.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{p}\t1\n" for q, ps in qrels.items() for p in ps)
+    )
+    runner = CliRunner()
+    r = runner.invoke(
+        app,
+        ["train", "rewrite-ranker", "--claims", str(tmp_path / "claims.jsonl"), "--qrels", str(tmp_path / "qrels.tsv"),
+         "--corpus", str(tmp_path / "corpus.jsonl"), "--out", str(tmp_path / "pol"), "--semantic", "minilm",
+         "--booster", "hist"],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    meta = json.loads((tmp_path / "pol" / "policy.json").read_text())
+    assert meta["config"]["semantic"] == "minilm" and meta["training"]["settings"]["booster"] == "hist"
+    assert meta["training"]["features"] == N_ALL_FEATURES
+    r = runner.invoke(
+        app, ["index", "--corpus", str(tmp_path / "corpus.jsonl"), "--index", str(tmp_path / "idx"), "--retriever", "bm25-and"]
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["rewrite", claims[33].text, "--index", str(tmp_path / "idx"), "--policy", str(tmp_path / "pol")])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    final = r.output.split("final query:")[1].strip()
+    assert final != claims[33].text
