@@ -155,3 +155,18 @@ def test_train_a_semantic_ranker_and_rewrite_with_it_from_the_cli(tmp_path):
     assert r.exit_code == 0, r.output
     final = r.output.split("final query:")[1].strip()
     assert final != claims[33].text
+
+
+def test_the_shipped_averitec_bm25_plain_ranker_reads_the_passages_and_is_picked_for_its_index():
+    from factscout.rewrite.io import SHIPPED_DIR, policy_for_index
+
+    policy = load_policy(SHIPPED_DIR / "averitec-bm25-plain")
+    assert isinstance(policy, RankerPolicy)
+    assert policy.config.semantic == "minilm" and policy.config.retriever == "bm25-plain"
+    assert int(policy.trees.feature.max()) >= len(CANDIDATE_FEATURES)  # it does use the agreement features
+    assert policy_for_index("bm25-plain", "../shared/data/averitec/beir/corpus.jsonl") == "averitec-bm25-plain"
+    passages = list(store("Drinking water prices rose in Lagos in 2020.", "Election results in Ghana.").values())
+    retriever = build_retriever(passages, "bm25-plain", show_progress=False)
+    bound = policy.bind(retriever, vectors=PassageVectors({p.passage_id: p for p in passages}, WordsEncoder()))
+    scored = bound.scored("The price of drinking water in Lagos doubled in 2020, says the governor.")
+    assert scored[0][0].text and {c.kind for c, _ in scored} >= {"claim", "content", "subset"}
