@@ -170,3 +170,8 @@ def test_the_shipped_averitec_bm25_plain_ranker_reads_the_passages_and_is_picked
     bound = policy.bind(retriever, vectors=PassageVectors({p.passage_id: p for p in passages}, WordsEncoder()))
     scored = bound.scored("The price of drinking water in Lagos doubled in 2020, says the governor.")
     assert scored[0][0].text and {c.kind for c, _ in scored} >= {"claim", "content", "subset"}
+
+
+def test_the_shipped_tuned_bm25_ranker_loads_by_name():
+    policy = make_policy("averitec-bm25-ranker")  # unbound: it refuses to rewrite until bound to an index
+    assert isinstance(policy, RankerPolicy) and policy.config.semantic == "minilm" and policy.config.retriever == "bm25"
