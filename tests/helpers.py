@@ -152,3 +152,34 @@ def ranker_world() -> tuple[list[Passage], list[Claim], dict[str, dict[str, int]
         claims.append(Claim(f"c{i}", f"The {noun} report proves a {other} shortage."))
         qrels[f"c{i}"] = {f"p{i}": 1}
     return passages, claims, qrels
+
+
+def ranker_cli_round_trip(tmp_path: Any, *options: str) -> tuple[Any, str, list[Claim]]:
+    """Through the CLI on :func:`ranker_world`: ``train rewrite-ranker`` on the first 30 claims
+    (with ``options``), ``index --retriever bm25-and``, then ``rewrite`` claim 33 with the trained
+    policy. Returns the policy folder, the final query and the claims; each step must exit 0."""
+    from typer.testing import CliRunner
+
+    from factscout.cli.main import app
+    from factscout.formats.beir import write_corpus, write_queries
+    from factscout.records import Query
+
+    passages, claims, qrels = ranker_world()
+    write_corpus(tmp_path / "corpus.jsonl", passages)
+    write_queries(tmp_path / "claims.jsonl", [Query(c.claim_id, c.claim_id, c.text) for c in claims[:30]])
+    (tmp_path / "qrels.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{p}\t1\n" for q, ps in qrels.items() for p in ps)
+    )
+    corpus, folder, index = str(tmp_path / "corpus.jsonl"), tmp_path / "pol", str(tmp_path / "idx")
+    runner = CliRunner()
+    for args in (
+        ["train", "rewrite-ranker", "--claims", str(tmp_path / "claims.jsonl"), "--qrels", str(tmp_path / "qrels.tsv"),
+         "--corpus", corpus, "--out", str(folder), *options],
+        ["index", "--corpus", corpus, "--index", index, "--retriever", "bm25-and"],
+        ["rewrite", claims[33].text, "--index", index, "--policy", str(folder)],
+    ):  # fmt: skip
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        if args[0] == "train":
+            assert "cross-validated AP@50" in result.output and (folder / "ranker.npz").is_file()
+    return folder, result.output.split("final query:")[1].strip(), claims

@@ -5,13 +5,11 @@ import json
 
 import numpy as np
 import pytest
-from helpers import NOUNS
+from helpers import NOUNS, ranker_cli_round_trip
 from helpers import ranker_world as world
-from typer.testing import CliRunner
 
 from factscout.errors import DataNotFound, InputError
-from factscout.formats.beir import write_corpus, write_queries
-from factscout.records import Claim, Query
+from factscout.records import Claim
 from factscout.retrieve import build_retriever
 from factscout.rewrite.actions import parse
 from factscout.rewrite.environment import SearchEnvironment
@@ -202,27 +200,5 @@ def test_bind_needs_a_retriever(trained):
 
 
 def test_train_and_rewrite_cli(tmp_path):
-    from factscout.cli.main import app
-
-    passages, claims, qrels = world()
-    write_corpus(tmp_path / "corpus.jsonl", passages)
-    write_queries(tmp_path / "claims.jsonl", [Query(c.claim_id, c.claim_id, c.text) for c in claims[:30]])
-    (tmp_path / "qrels.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{p}\t1\n" for q, ps in qrels.items() for p in ps)
-    )
-    runner = CliRunner()
-    r = runner.invoke(
-        app,
-        ["train", "rewrite-ranker", "--claims", str(tmp_path / "claims.jsonl"), "--qrels", str(tmp_path / "qrels.tsv"),
-         "--corpus", str(tmp_path / "corpus.jsonl"), "--out", str(tmp_path / "pol")],
-    )  # fmt: skip
-    assert r.exit_code == 0, r.output
-    assert "cross-validated AP@50" in r.output and (tmp_path / "pol" / "ranker.npz").is_file()
-    r = runner.invoke(
-        app, ["index", "--corpus", str(tmp_path / "corpus.jsonl"), "--index", str(tmp_path / "idx"), "--retriever", "bm25-and"]
-    )  # fmt: skip
-    assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["rewrite", claims[33].text, "--index", str(tmp_path / "idx"), "--policy", str(tmp_path / "pol")])  # fmt: skip
-    assert r.exit_code == 0, r.output
-    final = r.output.split("final query:")[1].strip()
+    _, final, claims = ranker_cli_round_trip(tmp_path)
     assert NOUNS[33] in final and final != claims[33].text

@@ -6,6 +6,7 @@ import hashlib
 
 import numpy as np
 import pytest
+from helpers import ranker_cli_round_trip
 from helpers import ranker_world as world
 
 from factscout.errors import InputError
@@ -124,36 +125,10 @@ def test_a_saved_semantic_ranker_binds_its_encoder_by_name(semantic, tmp_path, m
 def test_train_a_semantic_ranker_and_rewrite_with_it_from_the_cli(tmp_path):
     import json
 
-    from typer.testing import CliRunner
-
-    from factscout.cli.main import app
-    from factscout.formats.beir import write_corpus, write_queries
-    from factscout.records import Query
-
-    passages, claims, qrels = world()
-    write_corpus(tmp_path / "corpus.jsonl", passages)
-    write_queries(tmp_path / "claims.jsonl", [Query(c.claim_id, c.claim_id, c.text) for c in claims[:30]])
-    (tmp_path / "qrels.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{p}\t1\n" for q, ps in qrels.items() for p in ps)
-    )
-    runner = CliRunner()
-    r = runner.invoke(
-        app,
-        ["train", "rewrite-ranker", "--claims", str(tmp_path / "claims.jsonl"), "--qrels", str(tmp_path / "qrels.tsv"),
-         "--corpus", str(tmp_path / "corpus.jsonl"), "--out", str(tmp_path / "pol"), "--semantic", "minilm",
-         "--booster", "hist"],
-    )  # fmt: skip
-    assert r.exit_code == 0, r.output
-    meta = json.loads((tmp_path / "pol" / "policy.json").read_text())
+    folder, final, claims = ranker_cli_round_trip(tmp_path, "--semantic", "minilm", "--booster", "hist")
+    meta = json.loads((folder / "policy.json").read_text())
     assert meta["config"]["semantic"] == "minilm" and meta["training"]["settings"]["booster"] == "hist"
     assert meta["training"]["features"] == N_ALL_FEATURES
-    r = runner.invoke(
-        app, ["index", "--corpus", str(tmp_path / "corpus.jsonl"), "--index", str(tmp_path / "idx"), "--retriever", "bm25-and"]
-    )  # fmt: skip
-    assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["rewrite", claims[33].text, "--index", str(tmp_path / "idx"), "--policy", str(tmp_path / "pol")])  # fmt: skip
-    assert r.exit_code == 0, r.output
-    final = r.output.split("final query:")[1].strip()
     assert final != claims[33].text
 
 

@@ -135,30 +135,20 @@ def fit_trees(x: np.ndarray, y: np.ndarray, settings: RankerSettings) -> Trees:
         subsample=0.8,
         random_state=settings.seed,
     ).fit(x, y)
-    feature, threshold, left, right, value, roots = [], [], [], [], [], []
-    offset = 0
+    trees = []
     for (estimator,) in model.estimators_:
         tree = estimator.tree_
-        n = tree.node_count
-        roots.append(offset)
         inner = tree.children_left >= 0
-        feature.append(np.where(inner, tree.feature, -1))
-        threshold.append(tree.threshold)
-        left.append(np.where(inner, tree.children_left + offset, -1))
-        right.append(np.where(inner, tree.children_right + offset, -1))
-        value.append(tree.value[:, 0, 0])
-        offset += n
-    init = float(np.asarray(model.init_.predict(x[:1])).ravel()[0])
-    return Trees(
-        np.concatenate(feature).astype(np.int32),
-        np.concatenate(threshold).astype(np.float64),
-        np.concatenate(left).astype(np.int32),
-        np.concatenate(right).astype(np.int32),
-        np.concatenate(value).astype(np.float64),
-        np.asarray(roots, dtype=np.int32),
-        init,
-        settings.rate,
-    )
+        trees.append(
+            (
+                np.where(inner, tree.feature, -1),
+                tree.threshold,
+                tree.children_left,
+                tree.children_right,
+                tree.value[:, 0, 0],
+            )
+        )
+    return _join_trees(trees, float(np.asarray(model.init_.predict(x[:1])).ravel()[0]), settings.rate)
 
 
 def _fit_hist_trees(ensemble: Any, x: np.ndarray, y: np.ndarray, settings: RankerSettings) -> Trees:
@@ -174,27 +164,38 @@ def _fit_hist_trees(ensemble: Any, x: np.ndarray, y: np.ndarray, settings: Ranke
         early_stopping=False,
         random_state=settings.seed,
     ).fit(x, y)
-    feature, threshold, left, right, value, roots = [], [], [], [], [], []
-    offset = 0
+    trees = []
     for (predictor,) in model._predictors:  # private, but the only export; the tests compare predictions
-        nodes = predictor.nodes
-        leaf = nodes["is_leaf"].astype(bool)
-        roots.append(offset)
-        feature.append(np.where(leaf, -1, nodes["feature_idx"]))
-        threshold.append(np.where(leaf, 0.0, nodes["num_threshold"]))
-        left.append(np.where(leaf, -1, nodes["left"].astype(np.int64) + offset))
-        right.append(np.where(leaf, -1, nodes["right"].astype(np.int64) + offset))
-        value.append(np.where(leaf, nodes["value"], 0.0))
-        offset += len(nodes)
+        n = predictor.nodes
+        leaf = n["is_leaf"].astype(bool)
+        trees.append(
+            (
+                np.where(leaf, -1, n["feature_idx"]),
+                np.where(leaf, 0.0, n["num_threshold"]),
+                np.where(leaf, -1, n["left"].astype(np.int64)),
+                np.where(leaf, -1, n["right"].astype(np.int64)),
+                np.where(leaf, n["value"], 0.0),
+            )
+        )
+    return _join_trees(trees, float(np.asarray(model._baseline_prediction).ravel()[0]), 1.0)
+
+
+def _join_trees(trees: Sequence[tuple[np.ndarray, ...]], init: float, rate: float) -> Trees:
+    """One :class:`Trees` from per-tree (feature, threshold, left, right, value) node arrays whose
+    child indices are local to the tree and -1 at leaves."""
+    sizes = [len(t[0]) for t in trees]
+    roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int32) if trees else np.zeros(0, np.int32)
+    feature, threshold, left, right, value = (np.concatenate(parts) for parts in zip(*trees, strict=True))
+    offsets = np.repeat(roots, sizes)
     return Trees(
-        np.concatenate(feature).astype(np.int32),
-        np.concatenate(threshold).astype(np.float64),
-        np.concatenate(left).astype(np.int32),
-        np.concatenate(right).astype(np.int32),
-        np.concatenate(value).astype(np.float64),
-        np.asarray(roots, dtype=np.int32),
-        float(np.asarray(model._baseline_prediction).ravel()[0]),
-        1.0,
+        feature.astype(np.int32),
+        threshold.astype(np.float64),
+        np.where(left >= 0, left + offsets, -1).astype(np.int32),
+        np.where(right >= 0, right + offsets, -1).astype(np.int32),
+        value.astype(np.float64),
+        roots,
+        init,
+        rate,
     )
 
 
