@@ -181,7 +181,7 @@ HEADLINES = [
         "Query rewriting (Kazemi et al.): one-action classifier",
         "SciFact, 202 held-out claims",
         "mAP@50 {policy}",
-        "the original claim {original} (no policy beats it)",
+        "the original claim {original} (no trajectory-trained policy beats it)",
         "results.md#query-rewriting-kazemi-et-al",
         {
             "policy": _c("rewriting", "mAP@50", policy="one-action classifier"),

@@ -115,7 +115,7 @@ def _reads_full_dataset(own: list[str], fixtures: list[str], full: set[str]) -> 
 _ENCODER_FIXTURES = {"checker"}
 _ENCODER_CALL = re.compile(
     r"""\bChecker(?:\.from_index)?\(|["']check["']|run_demo\(|["']demo["']|\bEncoder\(\)|FINETUNED_ENCODER|"""
-    r"""build_(?:index|retriever)\([^)]*["'](?:dense|hybrid)["']|--policy["'], ["']averitec-bm25"""
+    r"""build_(?:index|retriever)\([^)]*["'](?:dense|hybrid)["']|--policy["'], ["']averitec-bm25-classifier"""
 )
 
 

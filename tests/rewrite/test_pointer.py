@@ -268,14 +268,15 @@ def test_train_rewrite_pointer_cli(tmp_path):
 def test_the_page_editor_picks_the_policy_made_for_the_index(tmp_path, monkeypatch):
     from factscout.rewrite import io
 
-    for name in ("scifact-bm25-and", "averitec-bm25-and", "averitec-bm25", "scifact-dense", "averitec-bm25-dt"):
+    for name in ("scifact-bm25-and", "averitec-bm25-and", "averitec-bm25", "scifact-dense", "averitec-bm25-dt",
+                 "averitec-bm25-classifier"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "policy.json").write_text("{}")
     monkeypatch.setattr(io, "SHIPPED_DIR", tmp_path)
     assert io.policy_for_index("bm25-and", "../shared/data/averitec/beir/corpus.jsonl") == "averitec-bm25-and"
     assert io.policy_for_index("bm25-and", "dataset scifact") == "scifact-bm25-and"
     assert io.policy_for_index("bm25-and", None) == "averitec-bm25-and"  # made for that endpoint, another dataset
-    assert io.policy_for_index("bm25", "scifact") == "averitec-bm25"  # never the "-dt" variant by suffix
+    assert io.policy_for_index("bm25", "scifact") == "averitec-bm25"  # never a "-dt" or "-classifier" variant by suffix
     assert io.policy_for_index("hybrid", "scifact") == "random"
     assert io.policy_for_index(None) == "random"
 

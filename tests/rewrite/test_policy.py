@@ -318,9 +318,9 @@ class TestCommandLine:
     def test_shipped_policy_by_name(self, cli_root):
         from factscout.rewrite.policy import shipped_policies
 
-        assert {"averitec-bm25", "averitec-bm25-dt", "scifact-dense"} <= set(shipped_policies())
-        assert isinstance(make_policy("averitec-bm25"), OneActionClassifier)
-        r = self.invoke(C1.text, "--index", cli_root / "idx", "--policy", "averitec-bm25")
+        assert {"averitec-bm25-classifier", "averitec-bm25-dt", "scifact-dense"} <= set(shipped_policies())
+        assert isinstance(make_policy("averitec-bm25-classifier"), OneActionClassifier)
+        r = self.invoke(C1.text, "--index", cli_root / "idx", "--policy", "averitec-bm25-classifier")
         assert r.exit_code == 0, r.output
         assert r.output.count(" @") == 1 and "final query:" in r.output  # one edit, described
 

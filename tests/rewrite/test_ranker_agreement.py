@@ -147,6 +147,9 @@ def test_the_shipped_averitec_bm25_plain_ranker_reads_the_passages_and_is_picked
     assert scored[0][0].text and {c.kind for c, _ in scored} >= {"claim", "content", "subset"}
 
 
-def test_the_shipped_tuned_bm25_ranker_loads_by_name():
-    policy = make_policy("averitec-bm25-ranker")  # unbound: it refuses to rewrite until bound to an index
+def test_the_shipped_tuned_bm25_ranker_loads_by_name_and_is_picked_for_its_index():
+    from factscout.rewrite.io import policy_for_index
+
+    assert policy_for_index("bm25", "../shared/data/averitec/beir/corpus.jsonl") == "averitec-bm25"
+    policy = make_policy("averitec-bm25")  # unbound: it refuses to rewrite until bound to an index
     assert isinstance(policy, RankerPolicy) and policy.config.semantic == "minilm" and policy.config.retriever == "bm25"

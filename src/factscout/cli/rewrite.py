@@ -75,8 +75,8 @@ def rewrite(
     if policy is None:
         raise InputError(
             "no rewrite policy given: pass --policy with a folder from `factscout train rewrite`, a shipped "
-            f"policy ({', '.join(shipped_policies())}; none beats the original claim on held-out claims, see the "
-            "docs/results.md) or a baseline (original | random)"
+            f"policy ({', '.join(shipped_policies())}; which beat the original claim on held-out claims, and "
+            "where: src/factscout/rewrite/models/POLICIES.md) or a baseline (original | random)"
         )
     read_manifest(index)
     engine = make_policy(policy, seed=seed)
