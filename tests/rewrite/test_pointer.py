@@ -268,8 +268,14 @@ def test_train_rewrite_pointer_cli(tmp_path):
 def test_the_page_editor_picks_the_policy_made_for_the_index(tmp_path, monkeypatch):
     from factscout.rewrite import io
 
-    for name in ("scifact-bm25-and", "averitec-bm25-and", "averitec-bm25", "scifact-dense", "averitec-bm25-dt",
-                 "averitec-bm25-classifier"):
+    for name in (
+        "scifact-bm25-and",
+        "averitec-bm25-and",
+        "averitec-bm25",
+        "scifact-dense",
+        "averitec-bm25-dt",
+        "averitec-bm25-classifier",
+    ):
         (tmp_path / name).mkdir()
         (tmp_path / name / "policy.json").write_text("{}")
     monkeypatch.setattr(io, "SHIPPED_DIR", tmp_path)
