@@ -17,7 +17,8 @@ stops the BFS after that much wall time (the claim in flight is dropped and redo
 so the run can be spread over several sittings; the table says how far it got. The reference in
 the same run is the issue's throughput floor (1,000 candidates/s on 2 cores for BM25 endpoints):
 each part's wall-clock rate is given as a ratio to it. CPU time is the BFS processes' own (user +
-system, children included), so it does not grow when other jobs share the cores.
+system, every descendant included, also the workers a ``--minutes`` stop leaves unreaped), so it
+does not grow when other jobs share the cores.
 
 Pseudo-claims are shared out by water-filling over what each corpus can give (its passages with
 an eligible sentence; COVID-Fact's evidence is mostly single sentences: 1.3 % are eligible): the
@@ -40,10 +41,12 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
 
+import psutil
 from _common import ROOT, machine, markdown_table, publish, quiet
 from rewriting import load_split
 
@@ -62,12 +65,49 @@ def cli(*args: str) -> list[str]:
     return [str(Path(sys.executable).parent / "factscout"), *args]
 
 
+class TreeCPU:
+    """CPU seconds (user + system) of a process and all its descendants, sampled every
+    ``every`` seconds in a thread. ``RUSAGE_CHILDREN`` counts only the descendants that were
+    waited for: workers of a BFS stopped by ``--minutes`` die unreaped, so their CPU time would be
+    lost. The last sample of each process is kept (up to ``every`` s of a process's end is missed,
+    so the caller takes the larger of this and the rusage count)."""
+
+    def __init__(self, pid: int, every: float = 2.0) -> None:
+        self.pid, self.every = pid, every
+        self.seen: dict[tuple[int, float], float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._thread.start()
+
+    def sample(self) -> None:
+        try:
+            root = psutil.Process(self.pid)
+            tree = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            return
+        for proc in tree:
+            with contextlib.suppress(psutil.Error):
+                times = proc.cpu_times()
+                self.seen[(proc.pid, proc.create_time())] = times.user + times.system
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every):
+            self.sample()
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return float(sum(self.seen.values()))
+
+
 def run(cmd: list[str], timeout: float | None = None) -> tuple[bool, float, float]:
-    """Run ``cmd``; (finished, wall seconds, CPU seconds of it and its children). On ``timeout``
-    the process group is stopped (SIGINT, then SIGKILL) and ``finished`` is False."""
+    """Run ``cmd``; (finished, wall seconds, CPU seconds of it and its descendants). On ``timeout``
+    the process group is stopped (SIGINT, then SIGKILL) and ``finished`` is False; its CPU time
+    is then what :class:`TreeCPU` saw (the stopped workers are never reaped)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, start_new_session=True)
+    tree = TreeCPU(proc.pid)
     finished = True
     try:
         rc = proc.wait(timeout=timeout)
@@ -85,8 +125,8 @@ def run(cmd: list[str], timeout: float | None = None) -> tuple[bool, float, floa
             except (subprocess.TimeoutExpired, ProcessLookupError):
                 continue
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return finished, time.perf_counter() - t, cpu
+    waited = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return finished, time.perf_counter() - t, max(waited, tree.stop())
 
 
 def count_lines(path: Path) -> int:

@@ -78,3 +78,16 @@ def test_water_fill_passes_a_small_corpus_shortfall_to_the_larger_ones(monkeypat
     assert sum(asks.values()) == 12430
     assert water_fill(10**6, {"a": 3, "b": 4}) == {"a": 3, "b": 4}  # short of the target: all there is
     assert water_fill(0, {"a": 5}) == {"a": 0}
+
+
+def test_a_stopped_run_counts_the_cpu_of_workers_nobody_reaps(monkeypatch):
+    """A BFS stopped by ``--minutes`` leaves its workers unreaped: ``RUSAGE_CHILDREN`` misses their
+    CPU time, the sampled process tree does not."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    from bfs_scale import run
+
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 30: pass"
+    parent = f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', {burn!r}])\ntime.sleep(60)"
+    finished, wall, cpu = run([sys.executable, "-c", parent], timeout=5)
+    assert not finished and 5 <= wall < 60
+    assert cpu >= 1.0  # the orphaned worker burned CPU for ~5 s; only the parent (~0.05 s) is reaped
