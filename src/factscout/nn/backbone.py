@@ -9,6 +9,7 @@ element-wise product. The class head (``num_labels`` > 0) is a linear classifier
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import Any
 
@@ -73,6 +74,7 @@ def build_network(config: Mapping[str, Any]) -> Any:
                     float(config["dropout"]),
                 )
             dim = int(self.encoder.config.hidden_size)
+            self.typed = "token_type_ids" in inspect.signature(self.encoder.forward).parameters
             self.labels = int(config.get("num_labels", 0))
             if self.labels:
                 # class head over the joint encoding: [CLS, u, v, |u - v|, u * v] -> labels
@@ -85,9 +87,10 @@ def build_network(config: Mapping[str, Any]) -> Any:
                 self.head_bias = nn.Parameter(torch.zeros(()))
 
         def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
-            states = self.encoder(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
+            # token_type_ids always mark the second text (nn.pairs.encode_pairs); a backbone without
+            # segment embeddings (MPNet, RoBERTa) is not given them, the pooling below still is
+            typed = {"token_type_ids": token_type_ids} if self.typed else {}
+            states = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **typed).last_hidden_state
             mask = attention_mask.unsqueeze(-1).to(states.dtype)
             second = token_type_ids.unsqueeze(-1).to(states.dtype) * mask
             first = mask - second

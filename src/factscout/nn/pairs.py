@@ -22,6 +22,32 @@ def check_batching(max_length: int, batch_size: int) -> None:
         raise InputError(f"batch_size must be a positive int, got {batch_size!r}")
 
 
+def encode_pairs(
+    tokenizer: Any, firsts: Sequence[str], seconds: Sequence[str], *, max_length: int, tensors: str = "pt"
+) -> Any:
+    """Tokenise text pairs for a cross-encoder, always with ``token_type_ids`` marking the second
+    text (1) against the first and the specials (0). BERT-style tokenizers return them already;
+    RoBERTa/MPNet-style ones (``<s> a </s></s> b </s>``) do not, so they are built from the fast
+    tokenizer's sequence ids: the network pools the two segments apart (``u``, ``v``)."""
+    enc = tokenizer(
+        list(firsts),
+        [s or " " for s in seconds],
+        truncation="longest_first",
+        max_length=max_length,
+        padding=True,
+        return_tensors=tensors,
+    )
+    if "token_type_ids" not in enc:
+        if not getattr(tokenizer, "is_fast", False):
+            raise InputError(f"{type(tokenizer).__name__} gives no segment ids; a fast tokenizer is needed")
+        types = np.array(
+            [[1 if sid == 1 else 0 for sid in enc.sequence_ids(i)] for i in range(len(enc["input_ids"]))],
+            dtype=np.int64,
+        )
+        enc["token_type_ids"] = types if tensors == "np" else require_torch("pair encoding").from_numpy(types)
+    return enc
+
+
 def run_pairs(
     network: Any,
     tokenizer: Any,
@@ -46,19 +72,16 @@ def run_pairs(
     with contextlib.nullcontext() if torch is None else torch.inference_mode():
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
-            enc = tokenizer(
+            enc = encode_pairs(
+                tokenizer,
                 [firsts[i] for i in idx],
-                [seconds[i] or " " for i in idx],
-                truncation="longest_first",
+                [seconds[i] for i in idx],
                 max_length=max_length,
-                padding=True,
-                return_tensors="np" if onnx else "pt",
+                tensors="np" if onnx else "pt",
             )
             if torch is None:
                 values = network(enc).astype(np.float32)
             else:
-                if "token_type_ids" not in enc:
-                    enc["token_type_ids"] = torch.zeros_like(enc["input_ids"])
                 values = network(**{k: v.to(device) for k, v in enc.items()}).float().cpu().numpy()
             if out is None:
                 out = np.zeros((len(order), *values.shape[1:]), dtype=np.float32)

@@ -42,6 +42,7 @@ import numpy as np
 from factscout.errors import InputError
 from factscout.nn import sha256_of
 from factscout.nn.backbone import build_network
+from factscout.nn.pairs import encode_pairs
 from factscout.records import Query, Ranking
 from factscout.rerank.cross_encoder import MODEL_FILE, CrossEncoderReranker, rerank_with_scores
 from factscout.training.cards import write_card, write_metrics
@@ -170,14 +171,7 @@ def train_network(
             for pid in (g.positive, *negs):
                 claims.append(g.claim)
                 passages.append(texts[pid])
-        enc = tokenizer(
-            claims,
-            passages,
-            truncation="longest_first",
-            max_length=config.max_length,
-            padding=True,
-            return_tensors="pt",
-        )
+        enc = encode_pairs(tokenizer, claims, passages, max_length=config.max_length)
         scores = network(**{k: v.to(device) for k, v in enc.items()}).view(len(batch), 1 + config.negatives)
         loss = torch.nn.functional.cross_entropy(scores, torch.zeros(len(batch), dtype=torch.long, device=device))
         optimizer_step(loss, optimizer, scheduler=scheduler, clip=params)

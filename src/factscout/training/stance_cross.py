@@ -194,6 +194,7 @@ def train_model(
 
     from factscout.nn.adapters import trainable_state
     from factscout.nn.backbone import backbone_path, build_network
+    from factscout.nn.pairs import encode_pairs
 
     if not pairs:
         raise InputError("no training pairs")
@@ -235,13 +236,8 @@ def train_model(
             if step >= steps:
                 break
             batch = [pairs[int(i)] for i in order[b * config.batch_size : (b + 1) * config.batch_size]]
-            enc = tokenizer(
-                [p.claim for p in batch],
-                [p.sentence for p in batch],
-                truncation="longest_first",
-                max_length=config.max_length,
-                padding=True,
-                return_tensors="pt",
+            enc = encode_pairs(
+                tokenizer, [p.claim for p in batch], [p.sentence for p in batch], max_length=config.max_length
             )
             logits = network(**{k: v.to(device) for k, v in enc.items()})
             target = torch.tensor([p.label for p in batch], dtype=torch.long, device=device)
