@@ -142,6 +142,27 @@ def test_stance_names_take_an_argument_only_where_the_model_does():
         split_stance_name("bert:x")
     assert stance_model_takes("nli:x", "device") and stance_model_takes("cross", "device")
     assert not stance_model_takes("head", "device")
+    # the cross-encoder's argument is optional: the shipped model, or a file `train stance-cross` wrote
+    assert split_stance_name("cross") == ("cross", None)
+    assert split_stance_name("cross-int8:run/stance_cross_minilm.npz") == ("cross-int8", "run/stance_cross_minilm.npz")
+    with pytest.raises(InputError, match=re.escape("stance model 'cross' needs an argument: cross:<...>")):
+        split_stance_name("cross:")
+
+
+def test_a_trained_cross_encoder_file_loads_by_name(tmp_path):
+    from factscout.errors import ModelNotFound
+    from factscout.verify.base import make_stance_model
+    from factscout.verify.cross_stance import MODEL_FILE
+
+    copy = tmp_path / "mine.npz"
+    copy.write_bytes(MODEL_FILE.read_bytes())
+    claim, sentences = "Vitamin D reduces falls.", ["Vitamin D supplementation reduced falls by 20%."]
+    ours = make_stance_model(f"cross:{copy}").predict(claim, sentences)
+    assert [s.probabilities for s in ours] == [
+        s.probabilities for s in make_stance_model("cross").predict(claim, sentences)
+    ]
+    with pytest.raises(ModelNotFound, match=r"no stance cross-encoder at .*nowhere\.npz"):
+        make_stance_model(f"cross:{tmp_path / 'nowhere.npz'}")
 
 
 def test_check_settings_accept_the_nli_form_without_loading_it():

@@ -69,18 +69,21 @@ def stance_inputs(claim: str | Claim, sentences: Sequence[Sentence | str]) -> tu
 def split_stance_name(name: str) -> tuple[str, str | None]:
     """``"kind:arg"`` -> ``("kind", "arg")``, a plain ``"kind"`` -> ``("kind", None)``, checked.
 
-    An unknown kind raises :class:`~factscout.errors.UnknownName` listing the known ones; an
-    argument given to a kind that takes none, or missing for one that needs it, an
+    A kind whose factory's ``arg`` defaults to ``None`` takes one optionally (``cross`` is the
+    shipped model, ``cross:<file>`` a trained one). An unknown kind raises
+    :class:`~factscout.errors.UnknownName` listing the known ones; an argument given to a kind
+    that takes none, or missing (or empty after the colon) for one that needs it, an
     :class:`~factscout.errors.InputError`. Settings validate their stance name with it, so a bad
     name fails before any model loads.
     """
     if not isinstance(name, str):
         raise InputError(f"a stance model name must be a string, got {name!r}")
     kind, colon, arg = name.partition(":")
-    takes_arg = "arg" in inspect.signature(STANCE_MODELS[kind]).parameters
-    if colon and not takes_arg:
+    param = inspect.signature(STANCE_MODELS[kind]).parameters.get("arg")
+    if colon and param is None:
         raise InputError(f"stance model {kind!r} takes no ':' argument, got {name!r}")
-    if takes_arg and not arg.strip():
+    optional = param is not None and param.default is None  # ``cross`` or ``cross:<model file>``
+    if param is not None and not arg.strip() and not (optional and not colon):
         raise InputError(f"stance model {kind!r} needs an argument: {kind}:<...>, got {name!r}")
     return kind, (arg.strip() if colon else None)
 

@@ -180,12 +180,13 @@ class CrossStanceModel(PairwiseStance):
 
 
 @STANCE_MODELS.register("cross")
-def _cross_stance(encoder: Any = None, **options: Any) -> CrossStanceModel:
-    """The shipped model (it reads claim and sentence together: the shared ``encoder`` is not used)."""
-    return CrossStanceModel.load(**options)
+def _cross_stance(encoder: Any = None, arg: str | None = None, **options: Any) -> CrossStanceModel:
+    """The shipped model, or ``cross:<file>`` one trained by ``factscout train stance-cross`` (it
+    reads claim and sentence together: the shared ``encoder`` is not used)."""
+    return CrossStanceModel.load(arg, **options)
 
 
 @STANCE_MODELS.register("cross-int8")
-def _cross_stance_int8(encoder: Any = None, **options: Any) -> CrossStanceModel:
-    """The shipped model dynamically quantised to int8 on ONNX Runtime (faster; see ``int8``)."""
-    return CrossStanceModel.load(**options).int8()
+def _cross_stance_int8(encoder: Any = None, arg: str | None = None, **options: Any) -> CrossStanceModel:
+    """``cross`` (or ``cross-int8:<file>``) dynamically quantised to int8 on ONNX Runtime (faster; see ``int8``)."""
+    return CrossStanceModel.load(arg, **options).int8()
