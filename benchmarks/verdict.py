@@ -130,6 +130,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0, help="evaluate only the first N claims (smoke runs)")
     parser.add_argument("--no-cross", action="store_true", help="skip the stance cross-encoder rows")
     parser.add_argument(
+        "--cross",
+        default="cross",
+        help="stance model of the cross-encoder rows: the shipped `cross`, or `cross:<file>` from train stance-cross",
+    )
+    parser.add_argument(
         "--selectors",
         default="stance-relevance",
         help="selectors scored besides threshold in the cross-encoder rows (comma-separated)",
@@ -211,11 +216,11 @@ def main() -> None:
         for selector, key in variants:
             cross = Checker(
                 retriever,
-                CheckSettings(planner=args.planner, fusion=args.fusion, stance="cross", selector=selector),
+                CheckSettings(planner=args.planner, fusion=args.fusion, stance=args.cross, selector=selector),
                 encoder=encoder,
             )
             checkers.setdefault("cross", cross)
-            what = "stance cross-encoder (the default)" + (
+            what = ("stance cross-encoder (the default)" if args.cross == "cross" else f"stance `{args.cross}`") + (
                 "" if selector == "threshold" else f", `--selector {selector}`"
             )
             for k in KS:
@@ -230,7 +235,11 @@ def main() -> None:
                 cited = [str(d) for d in c.meta.get("cited_doc_ids", [])]
                 ranking = Ranking.from_scores(c.claim_id, {d: 1.0 for d in cited})
                 preds.append(chk.judge(c, ranking).verdict.label)
-            what = "stance head" if kind == "head" else "stance cross-encoder"
+            what = (
+                "stance head"
+                if kind == "head"
+                else ("stance cross-encoder" if args.cross == "cross" else f"stance `{args.cross}`")
+            )
             add(
                 f"{what} + rule on the gold cited abstracts (upper bound)",
                 "all",
@@ -250,7 +259,11 @@ def main() -> None:
         *retrieval_gains(),
     ]
 
-    text += ["", f"Reproduce: `python benchmarks/verdict.py --retriever {args.retriever} --planner {args.planner}`"]
+    cross_flag = "" if args.cross == "cross" else f" --cross {args.cross}"
+    text += [
+        "",
+        f"Reproduce: `python benchmarks/verdict.py --retriever {args.retriever} --planner {args.planner}{cross_flag}`",
+    ]
     publish("verdict", "\n".join(text), headline)
 
 
