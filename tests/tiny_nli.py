@@ -95,3 +95,42 @@ def tiny_nli_model(
     model.save_pretrained(folder)
     BertTokenizer(str(vocab_file)).save_pretrained(folder)
     return folder
+
+
+# -- tiny backbones for cross-encoders (tests/nn/test_pair_segments.py) --
+
+BACKBONE_WORDS = ["vitamin", "d", "reduces", "falls", "increases", "in", "elderly", "people", "trial"]
+
+
+def _vocab(folder: Path, specials: list[str]) -> dict[str, int]:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "vocab.txt").write_text("\n".join([*specials, *BACKBONE_WORDS]) + "\n", encoding="utf-8")
+    return {token: i for i, token in enumerate([*specials, *BACKBONE_WORDS])}
+
+
+def tiny_mpnet(folder: Path) -> Path:
+    """A tiny randomly initialised MPNet backbone (no segment embeddings) and its fast tokenizer."""
+    import torch
+    from transformers import MPNetConfig, MPNetModel, MPNetTokenizerFast
+
+    vocab = _vocab(folder, ["<s>", "<pad>", "</s>", "<unk>", "<mask>", "[UNK]"])  # as in all-mpnet-base-v2
+    config = MPNetConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=37, max_position_embeddings=64)  # fmt: skip
+    torch.manual_seed(0)
+    MPNetModel(config).save_pretrained(folder)
+    MPNetTokenizerFast(vocab=vocab).save_pretrained(folder)
+    return folder
+
+
+def tiny_bert(folder: Path) -> Path:
+    """A tiny randomly initialised BERT backbone and its fast tokenizer."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    vocab = _vocab(folder, ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
+    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                        intermediate_size=37, max_position_embeddings=64)  # fmt: skip
+    torch.manual_seed(0)
+    BertModel(config).save_pretrained(folder)
+    BertTokenizerFast(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
+    return folder

@@ -9,40 +9,10 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from tiny_nli import tiny_bert, tiny_mpnet  # noqa: E402
+
 from factscout.nn.backbone import build_network  # noqa: E402
 from factscout.nn.pairs import encode_pairs, run_pairs  # noqa: E402
-
-WORDS = ["vitamin", "d", "reduces", "falls", "increases", "in", "elderly", "people", "trial"]
-
-
-def _vocab(folder, specials):
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "vocab.txt").write_text("\n".join([*specials, *WORDS]) + "\n", encoding="utf-8")
-    return {token: i for i, token in enumerate([*specials, *WORDS])}
-
-
-def tiny_mpnet(folder):
-    from transformers import MPNetConfig, MPNetModel, MPNetTokenizerFast
-
-    vocab = _vocab(folder, ["<s>", "<pad>", "</s>", "<unk>", "<mask>", "[UNK]"])  # as in all-mpnet-base-v2
-    config = MPNetConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                         intermediate_size=37, max_position_embeddings=64)  # fmt: skip
-    torch.manual_seed(0)
-    MPNetModel(config).save_pretrained(folder)
-    MPNetTokenizerFast(vocab=vocab).save_pretrained(folder)
-    return folder
-
-
-def tiny_bert(folder):
-    from transformers import BertConfig, BertModel, BertTokenizerFast
-
-    vocab = _vocab(folder, ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
-    config = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=37, max_position_embeddings=64)  # fmt: skip
-    torch.manual_seed(0)
-    BertModel(config).save_pretrained(folder)
-    BertTokenizerFast(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
-    return folder
 
 
 def _network(folder):

@@ -187,3 +187,21 @@ def test_int4_deltas_round_trip_within_half_a_step_per_group_and_resave_unchange
         assert np.array_equal(a["scale/encoder.w"], b["scale/encoder.w"])
     with pytest.raises(ValueError, match="delta_bits"):
         write_lora_arrays(tmp_path / "m3.npz", tuned, cfg, base=base, delta_bits=2)
+
+
+def test_a_fit_on_another_backbone_folder_names_it_in_the_file(tmp_path):
+    """``--backbone DIR`` (an MPNet here, tiny and random): the weights are differences from that
+    folder's, so the file must name it, and it loads back without being told."""
+    pytest.importorskip("torch")
+    from tiny_nli import tiny_mpnet
+
+    from factscout.nn.adapters import read_lora_file
+    from factscout.verify.cross_stance import FORMAT, CrossStanceModel
+
+    folder = tiny_mpnet(tmp_path / "mpnet")
+    config = CrossConfig(finetune="full", epochs=1, batch_size=4, max_length=32, max_steps=2, calibrate=False)
+    weights = fit(_bundle(), config, tmp_path / "run", backbone=str(folder))
+    file_config, _ = read_lora_file(weights, FORMAT, "stance cross-encoder")
+    assert file_config["backbone"] == str(folder)
+    model = CrossStanceModel.load(weights)
+    assert model.predict_pairs(["vitamin d reduces falls"], ["in elderly people"]).shape == (1, 3)

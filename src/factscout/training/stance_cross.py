@@ -374,7 +374,8 @@ def fit(
     model, log = train_model(pairs, config, say, evaluate=dev_score, device=device, backbone=backbone)
     model.info = {"trained": dt.date.today().isoformat(), "seed": str(config.seed), "data": config.pairs or "recipe"}
     out.mkdir(parents=True, exist_ok=True)
-    weights = model.save(out / MODEL_FILE.name, config={**config.network(), **asdict(config)}, backbone=backbone)
+    net_config = config.network(backbone or "minilm")  # the file names the backbone its deltas are from
+    weights = model.save(out / MODEL_FILE.name, config={**asdict(config), **net_config}, backbone=backbone)
     (out / FIT_LOG).write_text(json.dumps({**log, "claims": bundle.get("claims", {})}, indent=1) + "\n")
     say(f"wrote {weights} ({weights.stat().st_size:,} bytes)")
     return weights
