@@ -165,6 +165,13 @@ def test_the_stance_cross_encoder_plugs_into_check_with_its_own_rule(index_dir, 
     assert mine.rule.min_evidence == 4  # the user's setting wins over the tuned one
 
 
+def test_a_trained_cross_encoder_file_also_runs_int8_by_default():
+    assert CheckSettings(stance="cross").stance_model_name == "cross-int8"
+    assert CheckSettings(stance="cross:run/mine.npz").stance_model_name == "cross-int8:run/mine.npz"
+    assert CheckSettings(stance="cross:run/mine.npz", fast=False).stance_model_name == "cross:run/mine.npz"
+    assert CheckSettings(stance="head").stance_model_name == "head"
+
+
 def test_settings_are_validated():
     with pytest.raises(InputError, match="depth must be a positive integer"):
         CheckSettings(depth=0)

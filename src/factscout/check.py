@@ -126,8 +126,10 @@ class CheckSettings:
 
     @property
     def stance_model_name(self) -> str:
-        """The registered stance model loaded: ``cross`` runs as ``cross-int8`` unless ``fast=False``."""
-        return "cross-int8" if self.stance == "cross" and self.fast is not False else self.stance
+        """The registered stance model loaded: ``cross`` (or ``cross:<file>``) runs as ``cross-int8``
+        (``cross-int8:<file>``) unless ``fast=False``."""
+        kind, colon, arg = self.stance.partition(":")
+        return f"cross-int8{colon}{arg}" if kind == "cross" and self.fast is not False else self.stance
 
 
 @dataclass(frozen=True, slots=True)
