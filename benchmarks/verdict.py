@@ -129,6 +129,7 @@ def main() -> None:
     parser.add_argument("--latency-only", action="store_true", help="only the latency table")
     parser.add_argument("--limit", type=int, default=0, help="evaluate only the first N claims (smoke runs)")
     parser.add_argument("--no-cross", action="store_true", help="skip the stance cross-encoder rows")
+    parser.add_argument("--name", default="verdict", help="results name: benchmarks/results/NAME.md")
     parser.add_argument(
         "--cross",
         default="cross",
@@ -259,12 +260,14 @@ def main() -> None:
         *retrieval_gains(),
     ]
 
-    cross_flag = "" if args.cross == "cross" else f" --cross {args.cross}"
+    cross_flag = ("" if args.cross == "cross" else f" --cross {args.cross}") + (
+        "" if args.name == "verdict" else f" --name {args.name}"
+    )
     text += [
         "",
         f"Reproduce: `python benchmarks/verdict.py --retriever {args.retriever} --planner {args.planner}{cross_flag}`",
     ]
-    publish("verdict", "\n".join(text), headline)
+    publish(args.name, "\n".join(text), headline)
 
 
 def retrieval_gains() -> list[str]:
