@@ -153,3 +153,37 @@ def test_the_shipped_tuned_bm25_ranker_loads_by_name_and_is_picked_for_its_index
     assert policy_for_index("bm25", "../shared/data/averitec/beir/corpus.jsonl") == "averitec-bm25"
     policy = make_policy("averitec-bm25")  # unbound: it refuses to rewrite until bound to an index
     assert isinstance(policy, RankerPolicy) and policy.config.semantic == "minilm" and policy.config.retriever == "bm25"
+
+
+def test_the_lexical_judge_scores_shared_words_and_ignores_stop_words():
+    from factscout.rewrite.agreement import LexicalEncoder, agreement_encoder
+
+    enc = agreement_encoder("lexical")
+    assert isinstance(enc, LexicalEncoder)
+    v = enc.encode(
+        [
+            "Vitamin D supplementation reduces falls in the elderly.",
+            "Falls in elderly people fell with vitamin D.",
+            "The committee approved the new parking rules.",
+            "the of and it is",
+        ]
+    )
+    assert v.shape == (4, enc.dim) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v[:3], axis=1), 1.0) and not v[3].any()  # stop words only: no words
+    assert v[0] @ v[1] > 0.4 and v[0] @ v[2] == 0.0
+
+
+def test_a_lexical_ranker_trains_and_binds_without_a_sentence_encoder(tmp_path, monkeypatch):
+    def no_encoder(name):
+        raise AssertionError(f"a lexical ranker loaded the encoder {name!r}")
+
+    monkeypatch.setattr("factscout.retrieve.adapter.make_encoder", no_encoder)
+    passages, claims, qrels = world()
+    retriever = build_retriever(passages, "bm25-and", show_progress=False)
+    lookup = {p.passage_id: p for p in passages}
+    config = RankerConfig(retriever="bm25-and", semantic="lexical")
+    policy = train_ranker(claims[:30], qrels, lookup, retriever, config, RankerSettings(trees=30))
+    assert policy.training["features"] == N_ALL_FEATURES
+    bound = make_policy(str(save_policy(policy, tmp_path / "lexical")), retriever=retriever)
+    claim = claims[32].text
+    assert [s for _, s in bound.scored(claim)] == pytest.approx([s for _, s in policy.scored(claim)], abs=1e-5)

@@ -322,7 +322,8 @@ def rewrite_ranker(
         str,
         typer.Option(
             help="an encoder (minilm, minilm-int8, a sentence-transformers name or folder) with which the ranker "
-            "also reads how close the returned passages are to the claim; '' for none"
+            "also reads how close the returned passages are to the claim; lexical: by the words they share "
+            "(for a dense endpoint, whose own scores are MiniLM's); '' for none"
         ),
     ] = "",
     booster: Annotated[

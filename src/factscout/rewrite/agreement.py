@@ -13,6 +13,11 @@ passages closer to the claim than the claim does.
 It is a query-performance predictor with the encoder as judge; the rewrite it picks is still
 searched by the endpoint alone, whose ranking is what is scored. It never reads a qrel.
 
+The judge should see what the endpoint does not. For BM25 endpoints that is meaning (MiniLM).
+For a dense endpoint, MiniLM cosines to the claim are the endpoint's own scores (the claim's
+nearest neighbours are, by construction, the passages closest to it), so the judge there is
+``lexical`` (:class:`LexicalEncoder`): the words the claim and the passage share.
+
 Cost: one encoding per distinct returned passage, cached for the policy's life
 (:class:`PassageVectors`), and one per claim. :meth:`PassageVectors.prime` encodes a whole corpus
 at once through the on-disk embedding cache (what training and the benchmarks do).
@@ -32,6 +37,35 @@ DEPTH = 10  # returned passages read per candidate (a search page)
 SUMMARIES = ("cos top 1", "cos top 3", "cos top 10", "max cos top 10", "cos rank-discounted")
 AGREEMENT_FEATURES = (*SUMMARIES, *(f"{s} - claim's" for s in SUMMARIES))
 _DISCOUNT = 1.0 / np.log2(np.arange(DEPTH) + 2.0)
+
+
+LEXICAL = "lexical"  # RankerConfig.semantic: judge by shared words instead of a sentence encoder
+
+
+class LexicalEncoder:
+    """Unit vectors of the words of a text (lowercased, English stop words dropped, hashed into
+    ``dim`` buckets by scikit-learn's ``HashingVectorizer``, each word counted once): their cosine
+    is the share of words two texts have in common. Stateless: no vocabulary to fit or ship."""
+
+    def __init__(self, dim: int = 4096) -> None:
+        from sklearn.feature_extraction.text import HashingVectorizer
+
+        self.dim = dim
+        self._vectorizer = HashingVectorizer(
+            n_features=dim, stop_words="english", alternate_sign=False, norm="l2", binary=True
+        )
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray(self._vectorizer.transform(list(texts)).toarray(), dtype=np.float32)
+
+
+def agreement_encoder(name: str) -> Any:
+    """The judge a ranker config names: ``lexical``, or a sentence encoder's name (``minilm``...)."""
+    if name == LEXICAL:
+        return LexicalEncoder()
+    from factscout.retrieve.adapter import make_encoder
+
+    return make_encoder(name)
 
 
 class PassageVectors:

@@ -55,7 +55,7 @@ from factscout.errors import InputError
 from factscout.records import Query
 from factscout.retrieve.standard_analyzer import standard_tokens
 from factscout.rewrite.actions import MAX_POSITIONS, ParsedQuery, parse
-from factscout.rewrite.agreement import AGREEMENT_FEATURES, PassageVectors, agreement_features
+from factscout.rewrite.agreement import AGREEMENT_FEATURES, PassageVectors, agreement_encoder, agreement_features
 from factscout.rewrite.base import REWRITE_POLICIES, RewardMode, check_positive
 from factscout.rewrite.keywords import IdfTable, KeepSetPolicy, is_content
 from factscout.rewrite.pointer import N_FEATURES as N_TAGS
@@ -80,7 +80,7 @@ class RankerConfig:
     observe: int = 1000  # results read per candidate (a search box's page)
     retriever: str = ""  # the endpoint the models were fitted on (informational)
     margin: float = 0.0  # rewrite only when the best candidate's predicted reward beats the claim's by more
-    semantic: str = ""  # encoder whose claim-vs-results agreement (.agreement) the reward model reads; "": none
+    semantic: str = ""  # judge of claim-vs-results agreement (.agreement): an encoder name, "lexical", or "": none
 
     def __post_init__(self) -> None:
         check_positive("RankerConfig", top_n=self.top_n, max_size=self.max_size, observe=self.observe)
@@ -342,9 +342,7 @@ class RankerPolicy(KeepSetPolicy):
                 raise InputError(
                     f"this ranker reads the returned passages, but {type(retriever).__name__} has no passage store"
                 )
-            from factscout.retrieve.adapter import make_encoder
-
-            vectors = PassageVectors(store, make_encoder(self.config.semantic))
+            vectors = PassageVectors(store, agreement_encoder(self.config.semantic))
         return RankerPolicy(self.config, self.tokens, self.trees, self.idf, search, self.training, vectors)
 
     def candidate_queries(self, claim: str | ParsedQuery) -> list[Candidate]:

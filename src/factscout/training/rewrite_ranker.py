@@ -41,7 +41,7 @@ from factscout.errors import InputError
 from factscout.records import Claim, Passage
 from factscout.retrieve.standard_analyzer import standard_tokens
 from factscout.rewrite.actions import ParsedQuery, parse
-from factscout.rewrite.agreement import PassageVectors, agreement_features
+from factscout.rewrite.agreement import PassageVectors, agreement_encoder, agreement_features
 from factscout.rewrite.environment import SearchEnvironment
 from factscout.rewrite.keywords import IdfTable
 from factscout.rewrite.ranker import (
@@ -259,9 +259,7 @@ def train_ranker(
 
     search = endpoint_search(retriever, config.observe)
     if config.semantic and vectors is None:
-        from factscout.retrieve.adapter import make_encoder
-
-        vectors = PassageVectors(passages, make_encoder(config.semantic))
+        vectors = PassageVectors(passages, agreement_encoder(config.semantic))
         vectors.prime(list(passages.values()))
     cand_x: dict[int, np.ndarray] = {}
     cand_y: dict[int, np.ndarray] = {}
