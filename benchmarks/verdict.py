@@ -173,12 +173,12 @@ def main() -> None:
     stance = StanceHead.load(encoder=encoder)
 
     rows: list[list[object]] = []
-    headline: dict[str, object] = {"benchmark": "verdict", "eval": name, "retriever": args.retriever}
+    headline: dict[str, object] = {"benchmark": args.name, "eval": name, "retriever": args.retriever}
 
     def add(name: str, k: object, preds: Sequence[str], key: str) -> None:
         rows.append(row_of(name, k, gold, preds))
         write_predictions(
-            "verdict",
+            args.name,
             key.removesuffix("_macro_f1"),
             ({"claim_id": c.claim_id, "gold": g, "predicted": p} for c, g, p in zip(test, gold, preds, strict=True)),
         )
