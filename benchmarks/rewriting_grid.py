@@ -61,7 +61,8 @@ def main() -> None:
     parser.add_argument(
         "--semantic",
         default="",
-        help="an encoder (minilm) or lexical: the ranker also reads how close the returned passages are to the claim",
+        help="an encoder (minilm), lexical or lexical-idf: the ranker also reads how close the returned passages "
+        "are to the claim",
     )
     parser.add_argument("--claims", help="with --qrels, --corpus, --heldout: another split (dataset 'custom')")
     parser.add_argument("--qrels")

@@ -187,3 +187,31 @@ def test_a_lexical_ranker_trains_and_binds_without_a_sentence_encoder(tmp_path, 
     bound = make_policy(str(save_policy(policy, tmp_path / "lexical")), retriever=retriever)
     claim = claims[32].text
     assert [s for _, s in bound.scored(claim)] == pytest.approx([s for _, s in policy.scored(claim)], abs=1e-5)
+
+
+def test_the_idf_lexical_judge_weighs_a_shared_rare_word_over_a_shared_common_one():
+    from factscout.errors import InputError
+    from factscout.rewrite.agreement import IdfLexicalEncoder, agreement_encoder
+    from factscout.rewrite.keywords import IdfTable
+
+    corpus = ["pioglitazone and cancer risk", "cancer screening", "cancer in the elderly", "cancer deaths", "diet"]
+    enc = agreement_encoder("lexical-idf", IdfTable.from_texts(corpus))
+    assert isinstance(enc, IdfLexicalEncoder)
+    claim, rare, common, nothing = enc.encode(
+        ["Pioglitazone raises cancer risk.", "Pioglitazone was approved.", "Cancer was approved.", "the of and"]
+    )
+    assert np.isclose(np.linalg.norm(claim), 1.0) and not nothing.any()
+    assert claim @ rare > claim @ common > 0.0  # pioglitazone is in one document, cancer in four
+    with pytest.raises(InputError, match="idf table"):
+        agreement_encoder("lexical-idf")
+
+
+def test_an_idf_lexical_ranker_round_trips_through_save_and_bind(tmp_path):
+    passages, claims, qrels = world()
+    retriever = build_retriever(passages, "bm25-and", show_progress=False)
+    lookup = {p.passage_id: p for p in passages}
+    config = RankerConfig(retriever="bm25-and", semantic="lexical-idf")
+    policy = train_ranker(claims[:30], qrels, lookup, retriever, config, RankerSettings(trees=30))
+    bound = make_policy(str(save_policy(policy, tmp_path / "lexical-idf")), retriever=retriever)
+    claim = claims[32].text
+    assert [s for _, s in bound.scored(claim)] == pytest.approx([s for _, s in policy.scored(claim)], abs=1e-5)

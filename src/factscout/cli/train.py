@@ -323,7 +323,8 @@ def rewrite_ranker(
         typer.Option(
             help="an encoder (minilm, minilm-int8, a sentence-transformers name or folder) with which the ranker "
             "also reads how close the returned passages are to the claim; lexical: by the words they share "
-            "(for a dense endpoint, whose own scores are MiniLM's); '' for none"
+            "(for a dense endpoint, whose own scores are MiniLM's); lexical-idf: shared words weighted by their idf; "
+            "'' for none"
         ),
     ] = "",
     booster: Annotated[

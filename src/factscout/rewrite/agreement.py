@@ -16,7 +16,10 @@ searched by the endpoint alone, whose ranking is what is scored. It never reads 
 The judge should see what the endpoint does not. For BM25 endpoints that is meaning (MiniLM).
 For a dense endpoint, MiniLM cosines to the claim are the endpoint's own scores (the claim's
 nearest neighbours are, by construction, the passages closest to it), so the judge there is
-``lexical`` (:class:`LexicalEncoder`): the words the claim and the passage share.
+``lexical`` (:class:`LexicalEncoder`): the words the claim and the passage share, or
+``lexical-idf`` (:class:`IdfLexicalEncoder`): the same, each word weighted by its idf in the
+searched corpus, so that sharing a rare word counts more than sharing a common one (what a BM25
+engine would see).
 
 Cost: one encoding per distinct returned passage, cached for the policy's life
 (:class:`PassageVectors`), and one per claim. :meth:`PassageVectors.prime` encodes a whole corpus
@@ -40,6 +43,7 @@ _DISCOUNT = 1.0 / np.log2(np.arange(DEPTH) + 2.0)
 
 
 LEXICAL = "lexical"  # RankerConfig.semantic: judge by shared words instead of a sentence encoder
+LEXICAL_IDF = "lexical-idf"  # the same, words weighted by their idf in the searched corpus
 
 
 class LexicalEncoder:
@@ -59,10 +63,54 @@ class LexicalEncoder:
         return np.asarray(self._vectorizer.transform(list(texts)).toarray(), dtype=np.float32)
 
 
-def agreement_encoder(name: str) -> Any:
-    """The judge a ranker config names: ``lexical``, or a sentence encoder's name (``minilm``...)."""
+class IdfLexicalEncoder:
+    """Unit vectors of the standard-analyzer terms of a text (stop words dropped), each term
+    weighted by its idf in ``idf`` (a :class:`~.keywords.IdfTable`: the searched corpus's) times
+    ``1 + ln(tf)``, hashed into ``dim`` buckets: their cosine is a TF-IDF cosine. A term absent
+    from the corpus weighs 0. Nothing to fit beyond the idf table the ranker already ships."""
+
+    def __init__(self, idf: Any, dim: int = 4096) -> None:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        self.idf = idf
+        self.dim = dim
+        self._stop = ENGLISH_STOP_WORDS
+        self._bucket: dict[str, int] = {}
+
+    def _index(self, term: str) -> int:
+        b = self._bucket.get(term)
+        if b is None:
+            from sklearn.utils import murmurhash3_32
+
+            b = self._bucket[term] = murmurhash3_32(term, positive=True) % self.dim
+        return b
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        from factscout.retrieve.standard_analyzer import standard_tokens
+
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for r, text in enumerate(texts):
+            counts: dict[str, int] = {}
+            for t in standard_tokens(text):
+                if t not in self._stop:
+                    counts[t] = counts.get(t, 0) + 1
+            for t, tf in counts.items():
+                out[r, self._index(t)] += self.idf.idf(t) * (1.0 + np.log(tf))
+            norm = float(np.linalg.norm(out[r]))
+            if norm > 0:
+                out[r] /= norm
+        return out
+
+
+def agreement_encoder(name: str, idf: Any = None) -> Any:
+    """The judge a ranker config names: ``lexical``, ``lexical-idf`` (needs ``idf``, the searched
+    corpus's :class:`~.keywords.IdfTable`), or a sentence encoder's name (``minilm``...)."""
     if name == LEXICAL:
         return LexicalEncoder()
+    if name == LEXICAL_IDF:
+        if idf is None:
+            raise InputError("the lexical-idf judge needs the searched corpus's idf table")
+        return IdfLexicalEncoder(idf)
     from factscout.retrieve.adapter import make_encoder
 
     return make_encoder(name)

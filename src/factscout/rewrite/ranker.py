@@ -342,7 +342,7 @@ class RankerPolicy(KeepSetPolicy):
                 raise InputError(
                     f"this ranker reads the returned passages, but {type(retriever).__name__} has no passage store"
                 )
-            vectors = PassageVectors(store, agreement_encoder(self.config.semantic))
+            vectors = PassageVectors(store, agreement_encoder(self.config.semantic, self.idf))
         return RankerPolicy(self.config, self.tokens, self.trees, self.idf, search, self.training, vectors)
 
     def candidate_queries(self, claim: str | ParsedQuery) -> list[Candidate]:

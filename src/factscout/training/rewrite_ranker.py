@@ -259,7 +259,7 @@ def train_ranker(
 
     search = endpoint_search(retriever, config.observe)
     if config.semantic and vectors is None:
-        vectors = PassageVectors(passages, agreement_encoder(config.semantic))
+        vectors = PassageVectors(passages, agreement_encoder(config.semantic, idf))
         vectors.prime(list(passages.values()))
     cand_x: dict[int, np.ndarray] = {}
     cand_y: dict[int, np.ndarray] = {}
