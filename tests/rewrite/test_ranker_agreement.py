@@ -215,3 +215,15 @@ def test_an_idf_lexical_ranker_round_trips_through_save_and_bind(tmp_path):
     bound = make_policy(str(save_policy(policy, tmp_path / "lexical-idf")), retriever=retriever)
     claim = claims[32].text
     assert [s for _, s in bound.scored(claim)] == pytest.approx([s for _, s in policy.scored(claim)], abs=1e-5)
+
+
+@pytest.mark.parametrize("retriever", ["bm25-plain", "bm25"])
+def test_the_shipped_scifact_rankers_are_picked_for_a_scifact_index(retriever):
+    from factscout.rewrite.io import policy_for_index
+
+    name = policy_for_index(retriever, "../shared/data/scifact/beir/corpus.jsonl")
+    assert name == f"scifact-{retriever}"
+    assert policy_for_index(retriever, "../shared/data/covidfact/beir/corpus.jsonl") == f"averitec-{retriever}"
+    policy = make_policy(name)
+    assert isinstance(policy, RankerPolicy) and policy.config.semantic == "minilm"
+    assert policy.config.retriever == retriever and policy.training["claims"] == 607
