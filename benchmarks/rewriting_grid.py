@@ -64,6 +64,11 @@ def main() -> None:
         help="an encoder (minilm), lexical or lexical-idf: the ranker also reads how close the returned passages "
         "are to the claim",
     )
+    parser.add_argument(
+        "--consensus",
+        action="store_true",
+        help="the ranker also reads how each candidate's results agree with all the candidates' fused results",
+    )
     parser.add_argument("--claims", help="with --qrels, --corpus, --heldout: another split (dataset 'custom')")
     parser.add_argument("--qrels")
     parser.add_argument("--corpus")
@@ -100,7 +105,7 @@ def main() -> None:
                 encoder = state_encoder("minilm")
                 k_bert, _ = tune_k(lambda k: KeyBertPolicy(k, encoder), tune, env)  # noqa: B023
                 baselines[f"KeyBERT-{k_bert}"] = KeyBertPolicy(k_bert, encoder)
-            config = RankerConfig(retriever=endpoint, semantic=args.semantic)
+            config = RankerConfig(retriever=endpoint, semantic=args.semantic, consensus=args.consensus)
             settings = RankerSettings(trees=args.trees, booster=args.booster)
             ranker = train_ranker(train, qrels, passages, retriever, config, settings, idf=idf)
             if args.save_policies:
@@ -135,13 +140,14 @@ def main() -> None:
                     rows,
                     [*notes, f"{dataset}: {name}, {len(train)} training claims, {len(test)} held-out claims"],
                     args.semantic,
+                    args.consensus,
                 ),
                 headline,
             )
         notes.append(f"{dataset}: {name}, {len(train)} training claims, {len(test)} held-out claims")
 
 
-def table(rows: list, notes: list[str], semantic: str = "") -> str:
+def table(rows: list, notes: list[str], semantic: str = "", consensus: bool = False) -> str:
     """The published text: the table so far (a run publishes after every endpoint, so a stopped
     run leaves the rows it finished)."""
     reads = (
@@ -150,6 +156,11 @@ def table(rows: list, notes: list[str], semantic: str = "") -> str:
         if semantic
         else "The ranker reads what the endpoint returns for each candidate (counts, scores), not the passages. "
     )
+    if consensus:
+        reads += (
+            "It also reads how each candidate's top 10 agree with all the claim's candidates' rankings, fused by "
+            "reciprocal rank (`--consensus`). "
+        )
     text = "\n".join(
         [
             "### The candidate ranker on every endpoint (held-out claims, mAP@50)",

@@ -15,8 +15,10 @@ from factscout.retrieve import build_retriever
 from factscout.rewrite.agreement import AGREEMENT_FEATURES, DEPTH, PassageVectors, agreement_features
 from factscout.rewrite.environment import SearchEnvironment
 from factscout.rewrite.policy import load_policy, make_policy, rewrite, save_policy
-from factscout.rewrite.ranker import CANDIDATE_FEATURES, N_ALL_FEATURES, RankerConfig, RankerPolicy
+from factscout.rewrite.ranker import CANDIDATE_FEATURES, RankerConfig, RankerPolicy
 from factscout.training.rewrite_ranker import RankerSettings, train_ranker
+
+SEMANTIC_WIDTH = len(CANDIDATE_FEATURES) + len(AGREEMENT_FEATURES)  # a ranker that reads the passages
 
 
 class WordsEncoder:
@@ -88,8 +90,8 @@ def semantic():
 
 def test_a_semantic_ranker_reads_the_agreement_features(semantic):
     policy, retriever, claims, qrels, _ = semantic
-    assert policy.config.n_features == N_ALL_FEATURES == len(CANDIDATE_FEATURES) + len(AGREEMENT_FEATURES)
-    assert policy.training["features"] == N_ALL_FEATURES
+    assert policy.config.n_features == SEMANTIC_WIDTH
+    assert policy.training["features"] == SEMANTIC_WIDTH
     env = SearchEnvironment(retriever, qrels, "AP@50")
     finals = [rewrite(c, policy, max_steps=32).final for c in claims[30:]]
     assert np.mean([env.reward(c, q) for c, q in zip(claims[30:], finals, strict=True)]) >= 0.9
@@ -128,7 +130,7 @@ def test_train_a_semantic_ranker_and_rewrite_with_it_from_the_cli(tmp_path):
     folder, final, claims = ranker_cli_round_trip(tmp_path, "--semantic", "minilm", "--booster", "hist")
     meta = json.loads((folder / "policy.json").read_text())
     assert meta["config"]["semantic"] == "minilm" and meta["training"]["settings"]["booster"] == "hist"
-    assert meta["training"]["features"] == N_ALL_FEATURES
+    assert meta["training"]["features"] == SEMANTIC_WIDTH
     assert final != claims[33].text
 
 
@@ -183,7 +185,7 @@ def test_a_lexical_ranker_trains_and_binds_without_a_sentence_encoder(tmp_path, 
     lookup = {p.passage_id: p for p in passages}
     config = RankerConfig(retriever="bm25-and", semantic="lexical")
     policy = train_ranker(claims[:30], qrels, lookup, retriever, config, RankerSettings(trees=30))
-    assert policy.training["features"] == N_ALL_FEATURES
+    assert policy.training["features"] == SEMANTIC_WIDTH
     bound = make_policy(str(save_policy(policy, tmp_path / "lexical")), retriever=retriever)
     claim = claims[32].text
     assert [s for _, s in bound.scored(claim)] == pytest.approx([s for _, s in policy.scored(claim)], abs=1e-5)
@@ -227,3 +229,38 @@ def test_the_shipped_scifact_rankers_are_picked_for_a_scifact_index(retriever):
     policy = make_policy(name)
     assert isinstance(policy, RankerPolicy) and policy.config.semantic == "minilm"
     assert policy.config.retriever == retriever and policy.training["claims"] == 607
+
+
+def test_consensus_features_favour_the_candidate_whose_results_the_others_also_find():
+    from factscout.rewrite.agreement import CONSENSUS_FEATURES, consensus_features
+
+    shared = [f"s{i}" for i in range(10)]  # what most rewrites find
+    claim = ["x0", "x1", "x2", "x3", *shared[:6]]  # the claim finds four passages no rewrite finds first
+    x = consensus_features([claim, shared, shared[::-1], shared[3:] + shared[:3], []])
+    assert x.shape == (5, len(CONSENSUS_FEATURES)) and x.dtype == np.float32
+    top1, top10, discounted, found = range(4)
+    assert x[1, top1] > x[0, top1] and x[1, top10] > x[0, top10] and x[1, discounted] > x[0, discounted]
+    assert x[1, found] == pytest.approx(1.0) and x[0, found] == pytest.approx(0.6)  # the fused top 10: s0 ... s9
+    assert x.max() <= 1.0 + 1e-6 and x[:4, :4].max() == pytest.approx(1.0)  # scaled by the best fused passage
+    assert not x[4, :4].any()  # found nothing: zeros
+    assert np.allclose(x[:, 4:], x[:, :4] - x[0, :4])  # minus the claim's
+    assert consensus_features([]).shape == (0, len(CONSENSUS_FEATURES))
+
+
+def test_a_consensus_ranker_trains_saves_and_binds_and_old_configs_load_without_it(tmp_path):
+    from factscout.rewrite.agreement import CONSENSUS_FEATURES
+
+    passages, claims, qrels = world()
+    retriever = build_retriever(passages, "bm25-and", show_progress=False)
+    lookup = {p.passage_id: p for p in passages}
+    config = RankerConfig(retriever="bm25-and", consensus=True)
+    assert config.n_features == RankerConfig().n_features + len(CONSENSUS_FEATURES)
+    policy = train_ranker(claims[:30], qrels, lookup, retriever, config, RankerSettings(trees=30))
+    assert policy.training["features"] == config.n_features
+    bound = make_policy(str(save_policy(policy, tmp_path / "consensus")), retriever=retriever)
+    assert bound.config.consensus
+    claim = claims[32].text
+    assert [s for _, s in bound.scored(claim)] == pytest.approx([s for _, s in policy.scored(claim)], abs=1e-5)
+    assert not make_policy("averitec-bm25-and").config.consensus  # a file from before the option
+    with pytest.raises(InputError, match="consensus"):
+        RankerConfig(consensus="yes")

@@ -330,6 +330,13 @@ def rewrite_ranker(
     booster: Annotated[
         str, typer.Option(help="exact (GradientBoostingRegressor) | hist (histogram boosting, ~10x faster)")
     ] = "exact",
+    consensus: Annotated[
+        bool,
+        typer.Option(
+            "--consensus/--no-consensus",
+            help="also read how each candidate's results agree with all the candidates' fused results",
+        ),
+    ] = False,
     seed: Annotated[int, typer.Option()] = 0,
 ) -> None:
     from factscout.formats.beir import read_corpus
@@ -343,7 +350,7 @@ def rewrite_ranker(
     passages = list(read_corpus(corpus))
     endpoint = build_retriever(passages, retriever, show_progress=False)
     settings = RankerSettings(folds=folds, seed=seed, booster=booster)
-    config = RankerConfig(retriever=retriever, semantic=semantic)
+    config = RankerConfig(retriever=retriever, semantic=semantic, consensus=consensus)
     policy = train_ranker(
         read_claims(claims), read_qrels(qrels), {p.passage_id: p for p in passages}, endpoint, config, settings
     )

@@ -171,3 +171,39 @@ def agreement_features(claim: np.ndarray, returned: Sequence[Sequence[str]], vec
         rows[r] = (cos[0], cos[:3].mean(), cos.mean(), cos.max(), (cos * w).sum() / w.sum())
     base = rows[0] if len(rows) else np.zeros(len(SUMMARIES))
     return np.concatenate([rows, rows - base], axis=1).astype(np.float32)
+
+
+# ---------------------------------------------------------------- consensus among the candidates
+
+CONSENSUS_DEPTH = 50  # results of each candidate fused (the depth the reward, AP@50, reads)
+_CONSENSUS_SUMMARIES = ("consensus top 1", "consensus top 10", "consensus rank-discounted", "fused top 10 found")
+CONSENSUS_FEATURES = (*_CONSENSUS_SUMMARIES, *(f"{s} - claim's" for s in _CONSENSUS_SUMMARIES))
+_RRF_K = 60.0
+
+
+def consensus_features(returned: Sequence[Sequence[str]]) -> np.ndarray:
+    """(len(returned), len(CONSENSUS_FEATURES)): how much each candidate's results agree with what
+    all the candidates of the claim find together. The candidates' top :data:`CONSENSUS_DEPTH`
+    rankings are fused by reciprocal rank (``sum 1 / (60 + rank)``, scaled so the best fused
+    passage scores 1); a candidate is summarised by the fused score of its top passage, the mean
+    over its top 10 and a rank-discounted mean, and the share of the fused top 10 in its own top 10;
+    then each minus the claim's (the first candidate). A passage that many rewrites of a claim
+    find is more likely about it (query-variation fusion), so a candidate whose top results are
+    those passages is predicted to do well. It reads only the rankings: no text, no qrel."""
+    fused: dict[str, float] = {}
+    for ids in returned:
+        for rank, pid in enumerate(ids[:CONSENSUS_DEPTH]):
+            fused[pid] = fused.get(pid, 0.0) + 1.0 / (_RRF_K + rank + 1)
+    rows = np.zeros((len(returned), len(_CONSENSUS_SUMMARIES)), dtype=np.float64)
+    if fused:
+        best = max(fused.values())
+        fused_top = set(sorted(fused, key=lambda p: (-fused[p], p))[:DEPTH])
+        for r, ids in enumerate(returned):
+            top = list(ids[:DEPTH])
+            if not top:
+                continue
+            score = np.array([fused[p] for p in top]) / best
+            w = _DISCOUNT[: len(score)]
+            rows[r] = (score[0], score.mean(), (score * w).sum() / w.sum(), len(fused_top.intersection(top)) / DEPTH)
+    base = rows[0] if len(rows) else np.zeros(len(_CONSENSUS_SUMMARIES))
+    return np.concatenate([rows, rows - base], axis=1).astype(np.float32)

@@ -33,6 +33,9 @@ with qrels:
   With ``RankerConfig.semantic`` (an encoder name) it also reads *what* the endpoint returned:
   how close the candidate's top 10 passages are in meaning to the claim, and whether closer than
   the claim's own (:mod:`.agreement`). That is what lets it beat the claim on disjunctive BM25.
+  With ``RankerConfig.consensus`` it also reads how each candidate's results agree with what all
+  the claim's candidates find together (reciprocal-rank fusion of their rankings:
+  :func:`~.agreement.consensus_features`).
 
 Both are stored as plain arrays (``ranker.npz``: the logistic regression's weights and the trees'
 nodes, read by :class:`Trees`), so inference needs numpy only and no pickled object is ever
@@ -55,7 +58,14 @@ from factscout.errors import InputError
 from factscout.records import Query
 from factscout.retrieve.standard_analyzer import standard_tokens
 from factscout.rewrite.actions import MAX_POSITIONS, ParsedQuery, parse
-from factscout.rewrite.agreement import AGREEMENT_FEATURES, PassageVectors, agreement_encoder, agreement_features
+from factscout.rewrite.agreement import (
+    AGREEMENT_FEATURES,
+    CONSENSUS_FEATURES,
+    PassageVectors,
+    agreement_encoder,
+    agreement_features,
+    consensus_features,
+)
 from factscout.rewrite.base import REWRITE_POLICIES, RewardMode, check_positive
 from factscout.rewrite.keywords import IdfTable, KeepSetPolicy, is_content
 from factscout.rewrite.pointer import N_FEATURES as N_TAGS
@@ -67,7 +77,7 @@ CANDIDATE_FEATURES = (
     "full page", "is the claim", "is stop-word removal", "words", "share of words", "top score",
     "score gap 1-10", "top-10 overlap with the claim",
 )  # fmt: skip
-N_ALL_FEATURES = len(CANDIDATE_FEATURES) + len(AGREEMENT_FEATURES)
+N_ALL_FEATURES = len(CANDIDATE_FEATURES) + len(AGREEMENT_FEATURES) + len(CONSENSUS_FEATURES)
 SearchResults = tuple[tuple[str, ...], tuple[float, ...]]
 
 
@@ -81,6 +91,7 @@ class RankerConfig:
     retriever: str = ""  # the endpoint the models were fitted on (informational)
     margin: float = 0.0  # rewrite only when the best candidate's predicted reward beats the claim's by more
     semantic: str = ""  # judge of claim-vs-results agreement (.agreement): an encoder name, "lexical", or "": none
+    consensus: bool = False  # also read how each candidate's results agree with all candidates' fused results
 
     def __post_init__(self) -> None:
         check_positive("RankerConfig", top_n=self.top_n, max_size=self.max_size, observe=self.observe)
@@ -88,12 +99,18 @@ class RankerConfig:
             raise InputError(f"RankerConfig: margin must be a number >= 0, got {self.margin!r}")
         if not isinstance(self.semantic, str):
             raise InputError(f"RankerConfig: semantic must be an encoder name or '', got {self.semantic!r}")
+        if not isinstance(self.consensus, bool):
+            raise InputError(f"RankerConfig: consensus must be true or false, got {self.consensus!r}")
 
     @property
     def n_features(self) -> int:
-        """The reward model's input width: the candidate features, and the agreement features
-        when ``semantic`` names an encoder."""
-        return N_ALL_FEATURES if self.semantic else len(CANDIDATE_FEATURES)
+        """The reward model's input width: the candidate features, the agreement features when
+        ``semantic`` names an encoder, then the consensus features when ``consensus`` is set."""
+        return (
+            len(CANDIDATE_FEATURES)
+            + (len(AGREEMENT_FEATURES) if self.semantic else 0)
+            + (len(CONSENSUS_FEATURES) if self.consensus else 0)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +231,29 @@ def candidate_features(
     return np.asarray(rows, dtype=np.float32).reshape(len(cands), len(CANDIDATE_FEATURES))
 
 
+def observed_features(
+    claim: str,
+    cands: Sequence[Candidate],
+    words: Sequence[Word],
+    log_p: np.ndarray,
+    results: Sequence[SearchResults],
+    config: RankerConfig,
+    vectors: PassageVectors | None,
+) -> np.ndarray:
+    """(len(cands), config.n_features): :func:`candidate_features`, then with ``config.semantic``
+    the agreement of each candidate's returned passages with ``claim`` (read through ``vectors``),
+    then with ``config.consensus`` the candidates' agreement with each other's results."""
+    parts = [candidate_features(cands, words, log_p, results, config)]
+    returned = [ids for ids, _ in results]
+    if config.semantic:
+        if vectors is None:
+            raise InputError("this ranker reads the returned passages: bind it with the passages' vectors")
+        parts.append(agreement_features(vectors.embed(claim), returned, vectors))
+    if config.consensus:
+        parts.append(consensus_features(returned))
+    return np.concatenate(parts, axis=1)
+
+
 # ---------------------------------------------------------------- the two models, as arrays
 
 
@@ -326,7 +366,7 @@ class RankerPolicy(KeepSetPolicy):
         if used.size and int(used.max()) >= self.config.n_features:
             raise InputError(
                 f"the reward model reads feature {int(used.max())} but the config gives {self.config.n_features} "
-                "(agreement features need config.semantic)"
+                "(agreement features need config.semantic, consensus features config.consensus)"
             )
 
     def bind(self, retriever: Any, *, vectors: PassageVectors | None = None) -> RankerPolicy:
@@ -362,12 +402,7 @@ class RankerPolicy(KeepSetPolicy):
         log_p = self.tokens.log_p(word_features(parsed, words, self.idf)) if words else np.zeros(0)
         cands = candidates(parsed, words, self.config)
         results = [self.search(c.text) for c in cands]
-        x = candidate_features(cands, words, log_p, results, self.config)
-        if self.config.semantic:
-            if self.vectors is None:
-                raise InputError("this ranker reads the returned passages: bind it with the passages' vectors")
-            claim_vec = self.vectors.embed(parsed.text)
-            x = np.concatenate([x, agreement_features(claim_vec, [ids for ids, _ in results], self.vectors)], axis=1)
+        x = observed_features(parsed.text, cands, words, log_p, results, self.config, self.vectors)
         predicted = self.trees.predict(x)
         order = np.argsort(-predicted, kind="stable")
         return [(cands[i], float(predicted[i])) for i in order]

@@ -41,7 +41,7 @@ from factscout.errors import InputError
 from factscout.records import Claim, Passage
 from factscout.retrieve.standard_analyzer import standard_tokens
 from factscout.rewrite.actions import ParsedQuery, parse
-from factscout.rewrite.agreement import PassageVectors, agreement_encoder, agreement_features
+from factscout.rewrite.agreement import PassageVectors, agreement_encoder
 from factscout.rewrite.environment import SearchEnvironment
 from factscout.rewrite.keywords import IdfTable
 from factscout.rewrite.ranker import (
@@ -50,10 +50,10 @@ from factscout.rewrite.ranker import (
     TokenModel,
     Trees,
     Word,
-    candidate_features,
     candidates,
     content_words,
     endpoint_search,
+    observed_features,
     word_features,
 )
 
@@ -271,10 +271,7 @@ def train_ranker(
             log_p = model.log_p(d.features) if len(words) else np.zeros(0)
             cands = candidates(parsed, words, config)
             results = [search(c.text) for c in cands]
-            cand_x[i] = candidate_features(cands, words, log_p, results, config)
-            if vectors is not None and config.semantic:
-                agree = agreement_features(vectors.embed(parsed.text), [ids for ids, _ in results], vectors)
-                cand_x[i] = np.concatenate([cand_x[i], agree], axis=1)
+            cand_x[i] = observed_features(parsed.text, cands, words, log_p, results, config, vectors)
             cand_y[i] = np.asarray(env.rewards(d.claim, [c.text for c in cands]))
     x = np.concatenate([cand_x[i] for i in range(len(data))])
     y = np.concatenate([cand_y[i] for i in range(len(data))])
