@@ -1,6 +1,7 @@
 """The stance cross-encoder trainer: calibration, pair files, full fine-tuning, the staged fit."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -205,3 +206,19 @@ def test_a_fit_on_another_backbone_folder_names_it_in_the_file(tmp_path):
     assert file_config["backbone"] == str(folder)
     model = CrossStanceModel.load(weights)
     assert model.predict_pairs(["vitamin d reduces falls"], ["in elderly people"]).shape == (1, 3)
+
+    # moved to another machine: the recorded absolute folder is gone, the backbone sits beside the file
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    shutil.copytree(folder, moved / folder.name)
+    shutil.copy(weights, moved / weights.name)
+    shutil.rmtree(folder)
+    again = CrossStanceModel.load(moved / weights.name)
+    assert np.allclose(
+        again.predict_pairs(["vitamin d reduces falls"], ["in elderly people"]),
+        model.predict_pairs(["vitamin d reduces falls"], ["in elderly people"]),
+        atol=1e-5,
+    )
+    shutil.rmtree(moved / folder.name)
+    with pytest.raises(BadModel, match="beside the model file"):
+        CrossStanceModel.load(moved / weights.name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -114,6 +115,7 @@ def network_from_state(
     from transformers import AutoTokenizer
 
     try:
+        config = {**config, "backbone": _moved_backbone(str(config["backbone"]), source)}
         network = build_network(config)
         tokenizer = AutoTokenizer.from_pretrained(backbone_path(str(config["backbone"])), local_files_only=True)
     except KeyError as exc:
@@ -125,6 +127,22 @@ def network_from_state(
         raise BadModel(f"{source} does not fit the backbone: missing {missing[:3]}, unexpected {extra[:3]}")
     assign_state(network, arrays, config, source)
     return network, tokenizer
+
+
+def _moved_backbone(backbone: str, source: str) -> str:
+    """The backbone a model file records, or, when that is an absolute folder that no longer
+    exists (the file was trained on another machine), a folder of the same name beside the model
+    file; a clear error when neither exists. Names (``minilm``, hub ids) are returned as they are."""
+    recorded = Path(backbone)
+    if not recorded.is_absolute() or recorded.exists():
+        return backbone
+    beside = Path(source).parent / recorded.name
+    if beside.is_dir():
+        return str(beside)
+    raise BadModel(
+        f"{source}: its backbone folder {backbone} does not exist; put that folder beside the model file "
+        f"(as {beside}) or pass the folder to load(..., backbone=DIR)"
+    )
 
 
 def assign_state(network: Any, arrays: Mapping[str, np.ndarray], config: Mapping[str, Any], source: str = "?") -> None:
