@@ -264,3 +264,18 @@ def test_a_consensus_ranker_trains_saves_and_binds_and_old_configs_load_without_
     assert not make_policy("averitec-bm25-and").config.consensus  # a file from before the option
     with pytest.raises(InputError, match="consensus"):
         RankerConfig(consensus="yes")
+
+
+def test_the_shipped_scifact_dense_ranker_judges_by_idf_weighted_words_and_runs_once_bound():
+    from factscout.rewrite.agreement import IdfLexicalEncoder
+    from factscout.rewrite.io import policy_for_index
+
+    assert policy_for_index("dense", "../shared/data/scifact/beir/corpus.jsonl") == "scifact-dense"
+    policy = make_policy("scifact-dense")
+    assert isinstance(policy, RankerPolicy) and policy.config.semantic == "lexical-idf"
+    assert not policy.config.consensus and policy.training["features"] == SEMANTIC_WIDTH
+    passages, claims, _ = world()
+    bound = policy.bind(build_retriever(passages, "bm25", show_progress=False))  # any endpoint with a store
+    assert isinstance(bound.vectors.encoder, IdfLexicalEncoder)
+    scored = bound.scored(claims[0].text)
+    assert scored and sum(c.kind == "claim" for c, _ in scored) == 1
