@@ -271,6 +271,8 @@ def test_the_shipped_scifact_dense_ranker_judges_by_idf_weighted_words_and_runs_
     from factscout.rewrite.io import policy_for_index
 
     assert policy_for_index("dense", "../shared/data/scifact/beir/corpus.jsonl") == "scifact-dense"
+    assert policy_for_index("dense", "../shared/data/averitec/beir/corpus.jsonl") == "averitec-dense"
+    assert make_policy("averitec-dense").config.semantic == "lexical-idf"
     policy = make_policy("scifact-dense")
     assert isinstance(policy, RankerPolicy) and policy.config.semantic == "lexical-idf"
     assert not policy.config.consensus and policy.training["features"] == SEMANTIC_WIDTH
