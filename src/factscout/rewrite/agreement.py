@@ -169,7 +169,12 @@ def agreement_features(claim: np.ndarray, returned: Sequence[Sequence[str]], vec
         cos = vectors(top) @ claim
         w = _DISCOUNT[: len(cos)]
         rows[r] = (cos[0], cos[:3].mean(), cos.mean(), cos.max(), (cos * w).sum() / w.sum())
-    base = rows[0] if len(rows) else np.zeros(len(SUMMARIES))
+    return _with_gain_over_claim(rows)
+
+
+def _with_gain_over_claim(rows: np.ndarray) -> np.ndarray:
+    """``rows`` (one per candidate, the claim first) beside each row minus the claim's, as float32."""
+    base = rows[0] if len(rows) else np.zeros(rows.shape[1])
     return np.concatenate([rows, rows - base], axis=1).astype(np.float32)
 
 
@@ -205,5 +210,4 @@ def consensus_features(returned: Sequence[Sequence[str]]) -> np.ndarray:
             score = np.array([fused[p] for p in top]) / best
             w = _DISCOUNT[: len(score)]
             rows[r] = (score[0], score.mean(), (score * w).sum() / w.sum(), len(fused_top.intersection(top)) / DEPTH)
-    base = rows[0] if len(rows) else np.zeros(len(_CONSENSUS_SUMMARIES))
-    return np.concatenate([rows, rows - base], axis=1).astype(np.float32)
+    return _with_gain_over_claim(rows)
