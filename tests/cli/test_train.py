@@ -54,3 +54,8 @@ def test_option_defaults_are_the_trainers_defaults():
 def test_stage_without_bundle_is_a_usage_error(tmp_path):
     r = invoke("train", "rerank", "--out", str(tmp_path), "--stage", "fit")
     assert r.exit_code == 2 and "--bundle" in r.output
+
+
+def test_a_soup_of_seeds_that_are_not_integers_is_refused(tmp_path):
+    r = invoke("train", "stance-cross", "--out", str(tmp_path), "--stage", "fit", "--soup", "13,x")
+    assert r.exit_code == 2 and "--soup takes comma-separated integer seeds" in r.output

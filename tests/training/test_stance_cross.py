@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -222,3 +223,35 @@ def test_a_fit_on_another_backbone_folder_names_it_in_the_file(tmp_path):
     shutil.rmtree(moved / folder.name)
     with pytest.raises(BadModel, match="beside the model file"):
         CrossStanceModel.load(moved / weights.name)
+
+
+def test_a_soup_is_the_mean_of_its_seeds_fits_and_the_file_says_so(tmp_path):
+    """``--soup 1,2``: each seed's fit alone, then their element-wise mean is the saved model."""
+    pytest.importorskip("torch")
+    from tiny_nli import tiny_mpnet
+
+    from factscout.nn.adapters import trainable_state
+    from factscout.training.stance_cross import Pair, train_model, train_soup
+
+    folder = str(tiny_mpnet(tmp_path / "mpnet"))
+    pairs = [Pair("scifact", "", c, s, y) for c, s, y, _, _ in _bundle()["pairs"]]
+    config = CrossConfig(finetune="full", epochs=1, batch_size=4, max_length=32, max_steps=2, calibrate=False)
+    scores = iter([0.1, 0.2, 0.3])
+    each = [
+        trainable_state(train_model(pairs, replace(config, seed=s), print, backbone=folder)[0].network) for s in (1, 2)
+    ]
+    soup, log = train_soup(pairs, replace(config, soup=(1, 2)), print, evaluate=lambda m: next(scores), backbone=folder)
+    assert [f["seed"] for f in log["soup"]] == [1, 2] and log["best_dev_macro_f1"] == 0.3
+    state = trainable_state(soup.network)
+    assert set(state) == set(each[0])
+    assert not np.allclose(
+        each[0]["head_linear.weight"], each[1]["head_linear.weight"]
+    )  # the seeds differ, so the mean is not either fit
+    for key, value in state.items():
+        assert np.allclose(value, (each[0][key] + each[1][key]) / 2, atol=1e-5), key
+    with pytest.raises(InputError, match="distinct seeds"):
+        train_soup(pairs, replace(config, soup=(1, 1)), print, evaluate=lambda m: 0.0)
+
+    weights = fit(_bundle(), replace(config, soup=(1, 2)), tmp_path / "run", backbone=folder)
+    fit_log = json.loads((tmp_path / "run" / "stance_cross_fit.json").read_text())
+    assert [f["seed"] for f in fit_log["soup"]] == [1, 2] and weights.is_file()

@@ -58,6 +58,10 @@ def stance_cross(
         int | None, typer.Option("--limit-claims", help="only N claims per part (smoke runs)")
     ] = None,
     seed: Annotated[int, typer.Option()] = 13,
+    soup: Annotated[
+        str | None,
+        typer.Option(help="fit once per seed (comma-separated, e.g. 13,14,15) and average the fits' weights"),
+    ] = None,
     stage: Annotated[
         Stage, typer.Option(help="run one stage through --bundle (fit needs only torch, e.g. on a GPU machine)")
     ] = Stage.ALL,
@@ -90,6 +94,7 @@ def stance_cross(
         calibrate=calibrate,
         origins=tuple(o.strip() for o in origins.split(",") if o.strip()) if origins else None,
         init=str(init) if init is not None else None,
+        soup=_seeds(soup),
     )
     command = _command("stance-cross")
     if stage is Stage.ALL:
@@ -108,6 +113,15 @@ def stance_cross(
         bundle.write_text(json.dumps(trainer.prepare(config, _say)))
         return
     trainer.fit(json.loads(bundle.read_text()), config, out, _say, device=device, backbone=backbone)
+
+
+def _seeds(text: str | None) -> tuple[int, ...] | None:
+    if not text:
+        return None
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise typer.BadParameter(f"--soup takes comma-separated integer seeds, not {text!r}") from None
 
 
 class RerankStage(str, enum.Enum):

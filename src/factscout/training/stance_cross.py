@@ -43,7 +43,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,7 @@ class CrossConfig:
     origins: tuple[str, ...] | None = None  # only the pairs from (or edited from) these datasets
     init: str | None = None  # start from this model file's weights (same network) instead of the backbone
     calibrate: bool = True  # fit a temperature on the dev pairs
+    soup: tuple[int, ...] | None = None  # fit once per seed and average the fits (a uniform model soup)
 
     def __post_init__(self) -> None:
         if self.finetune not in FINETUNE_MODES:
@@ -269,6 +270,51 @@ def train_model(
     return model, log
 
 
+def train_soup(
+    pairs: Sequence[Pair],
+    config: CrossConfig,
+    say: Say,
+    *,
+    evaluate: Callable[[CrossStanceModel], float],
+    device: str = "cpu",
+    backbone: str | None = None,
+) -> tuple[CrossStanceModel, dict[str, Any]]:
+    """One :func:`train_model` fit per seed of ``config.soup``, then the element-wise mean of the
+    fits' trained weights (a uniform model soup: Wortsman et al. 2022, "Model soups: averaging
+    weights of multiple fine-tuned models improves accuracy without increasing inference time").
+    Every fit starts from the same weights (the backbone or ``config.init``) and differs only in
+    its data order, so the mean stays a working network; it costs nothing at inference."""
+    import torch
+
+    from factscout.nn.adapters import trainable_state
+
+    if not config.soup or len(set(config.soup)) != len(config.soup):
+        raise InputError(f"a soup needs distinct seeds, not {config.soup}")
+    states: list[dict[str, np.ndarray]] = []
+    fits: list[dict[str, Any]] = []
+    for seed in config.soup:
+        say(f"soup: fit with seed {seed}")
+        model, log = train_model(
+            pairs, replace(config, seed=seed, soup=None), say, evaluate=evaluate, device=device, backbone=backbone
+        )
+        states.append(trainable_state(model.network))
+        fits.append({k: log[k] for k in ("best_dev_macro_f1", "epochs", "train_seconds")} | {"seed": seed})
+    with torch.no_grad():
+        params_by_name = dict(model.network.named_parameters())
+        for name in states[0]:
+            mean = np.mean([state[name] for state in states], axis=0, dtype=np.float64).astype(np.float32)
+            params_by_name[name].copy_(torch.from_numpy(mean))
+    model.clear_cache()
+    score = evaluate(model)
+    say(f"soup of {len(states)} fits: dev macro-F1 {score:.4f} (fits: {[f['best_dev_macro_f1'] for f in fits]})")
+    log |= {
+        "soup": fits,
+        "best_dev_macro_f1": round(score, 4),
+        "train_seconds": round(sum(f["train_seconds"] for f in fits), 1),
+    }
+    return model, log
+
+
 def _load_weights(network: Any, path: str, net_config: dict[str, Any]) -> None:
     """Copy a stance cross-encoder file's weights into ``network`` (built with the same config)."""
     from factscout.nn.adapters import read_lora_file
@@ -371,8 +417,10 @@ def fit(
         probs = model.predict_pairs([c for c, _, _ in dev], [s for _, s, _ in dev])
         return stance_scores(dev_gold, [int(x) for x in probs.argmax(axis=1)])["macro_f1"]
 
-    model, log = train_model(pairs, config, say, evaluate=dev_score, device=device, backbone=backbone)
-    model.info = {"trained": dt.date.today().isoformat(), "seed": str(config.seed), "data": config.pairs or "recipe"}
+    trainer = train_soup if config.soup else train_model
+    model, log = trainer(pairs, config, say, evaluate=dev_score, device=device, backbone=backbone)
+    seeds = ",".join(map(str, config.soup)) if config.soup else str(config.seed)
+    model.info = {"trained": dt.date.today().isoformat(), "seed": seeds, "data": config.pairs or "recipe"}
     out.mkdir(parents=True, exist_ok=True)
     net_config = config.network(backbone or "minilm")  # the file names the backbone its deltas are from
     weights = model.save(out / MODEL_FILE.name, config={**asdict(config), **net_config}, backbone=backbone)

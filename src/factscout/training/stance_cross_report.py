@@ -242,6 +242,7 @@ def model_card(r: dict[str, Any]) -> str:
         "",
         "Epochs: " + "; ".join(f"epoch {e['epoch']} dev macro-F1 {e['dev_macro_f1']:.3f}" for e in tr["epochs"]),
         "",
+        *_soup_lines(tr),
         "## Calibration",
         "",
         f"Probabilities are `softmax(logits / T)` with T = {cal['temperature']}, fitted by likelihood on "
@@ -301,3 +302,17 @@ def model_card(r: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _soup_lines(fit_log: dict[str, Any]) -> list[str]:
+    """The card's paragraph on a model soup (``--soup``): which fits were averaged and how each scored."""
+    fits = fit_log.get("soup")
+    if not fits:
+        return []
+    each = ", ".join(f"seed {f['seed']} {f['best_dev_macro_f1']:.3f}" for f in fits)
+    return [
+        f"Model soup: these weights are the mean of {len(fits)} fits that differ only in their seed "
+        f"(best-epoch dev macro-F1: {each}); the soup's dev macro-F1 is {fit_log['best_dev_macro_f1']:.3f}. "
+        "The epoch line above is the last fit's.",
+        "",
+    ]
