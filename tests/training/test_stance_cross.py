@@ -255,3 +255,12 @@ def test_a_soup_is_the_mean_of_its_seeds_fits_and_the_file_says_so(tmp_path):
     weights = fit(_bundle(), replace(config, soup=(1, 2)), tmp_path / "run", backbone=folder)
     fit_log = json.loads((tmp_path / "run" / "stance_cross_fit.json").read_text())
     assert [f["seed"] for f in fit_log["soup"]] == [1, 2] and weights.is_file()
+
+
+def test_the_card_names_a_soups_fits_and_says_nothing_without_one():
+    from factscout.training.stance_cross_report import _soup_lines
+
+    assert _soup_lines({"epochs": []}) == []
+    fits = [{"seed": 13, "best_dev_macro_f1": 0.49}, {"seed": 14, "best_dev_macro_f1": 0.5}]
+    text = " ".join(_soup_lines({"soup": fits, "best_dev_macro_f1": 0.504}))
+    assert "mean of 2 fits" in text and "seed 13 0.490, seed 14 0.500" in text and "dev macro-F1 is 0.504" in text
