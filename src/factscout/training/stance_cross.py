@@ -194,7 +194,7 @@ def train_model(
     from transformers import AutoTokenizer
 
     from factscout.nn.adapters import trainable_state
-    from factscout.nn.backbone import backbone_path, build_network
+    from factscout.nn.backbone import assign_state, backbone_path, build_network
     from factscout.nn.pairs import encode_pairs
 
     if not pairs:
@@ -258,10 +258,7 @@ def train_model(
         if step >= steps:
             break
     assert best is not None
-    with torch.no_grad():
-        params_by_name = dict(network.named_parameters())
-        for name, value in best[1].items():
-            params_by_name[name].copy_(torch.from_numpy(value))
+    assign_state(network, best[1], {}, "the best epoch")
     model.clear_cache()
     model.batch_size = 32
     log["best_dev_macro_f1"] = round(best[0], 4)
@@ -284,29 +281,26 @@ def train_soup(
     weights of multiple fine-tuned models improves accuracy without increasing inference time").
     Every fit starts from the same weights (the backbone or ``config.init``) and differs only in
     its data order, so the mean stays a working network; it costs nothing at inference."""
-    import torch
-
     from factscout.nn.adapters import trainable_state
+    from factscout.nn.backbone import assign_state
 
     if not config.soup or len(set(config.soup)) != len(config.soup):
         raise InputError(f"a soup needs distinct seeds, not {config.soup}")
-    states: list[dict[str, np.ndarray]] = []
+    total: dict[str, np.ndarray] = {}  # the fits' weights summed in float64
     fits: list[dict[str, Any]] = []
     for seed in config.soup:
         say(f"soup: fit with seed {seed}")
         model, log = train_model(
             pairs, replace(config, seed=seed, soup=None), say, evaluate=evaluate, device=device, backbone=backbone
         )
-        states.append(trainable_state(model.network))
+        for name, value in trainable_state(model.network).items():
+            total[name] = total.get(name, 0.0) + value.astype(np.float64)
         fits.append({k: log[k] for k in ("best_dev_macro_f1", "epochs", "train_seconds")} | {"seed": seed})
-    with torch.no_grad():
-        params_by_name = dict(model.network.named_parameters())
-        for name in states[0]:
-            mean = np.mean([state[name] for state in states], axis=0, dtype=np.float64).astype(np.float32)
-            params_by_name[name].copy_(torch.from_numpy(mean))
+    mean = {name: (value / len(fits)).astype(np.float32) for name, value in total.items()}
+    assign_state(model.network, mean, {}, "the soup")
     model.clear_cache()
     score = evaluate(model)
-    say(f"soup of {len(states)} fits: dev macro-F1 {score:.4f} (fits: {[f['best_dev_macro_f1'] for f in fits]})")
+    say(f"soup of {len(fits)} fits: dev macro-F1 {score:.4f} (fits: {[f['best_dev_macro_f1'] for f in fits]})")
     log |= {
         "soup": fits,
         "best_dev_macro_f1": round(score, 4),
