@@ -170,6 +170,14 @@ def test_save_load_round_trip(trained, tmp_path):
     assert rewrite(claims[32], bound, max_steps=32).final == rewrite(claims[32], policy, max_steps=32).final
 
 
+def test_idf_file_is_byte_stable(trained, tmp_path):
+    """Saving the same policy again (seconds later) writes the same idf.json.gz bytes."""
+    policy = trained[0]
+    first = (save_policy(policy, tmp_path / "a") / "idf.json.gz").read_bytes()
+    assert first[4:8] == b"\0\0\0\0"  # gzip header mtime
+    assert (save_policy(policy, tmp_path / "b") / "idf.json.gz").read_bytes() == first
+
+
 def test_broken_files_are_clear_errors(trained, tmp_path):
     policy = trained[0]
     folder = save_policy(policy, tmp_path / "ranker")
