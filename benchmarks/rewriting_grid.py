@@ -4,9 +4,10 @@ keyword baseline and its headroom (issue 17's "report all four endpoints x datas
 For each dataset (its held-out claims as in ``benchmarks/rewriting.py``: SciFact's 202, CheckThat's
 dev-test tweets, a seeded 20% of AVeriTeC train and of COVID-Fact) and each endpoint (``--retrievers``), on the same held-out claims:
 
-* the original claim;
-* top-k IDF terms, k tuned on (at most 300 of) the training claims; with ``--keybert`` also the
-  KeyBERT-style MiniLM keywords (k tuned the same way): the best keyword row is the reference;
+* the original claim, and one random edit of it (seed 0);
+* the keyword baselines: stop-word removal, top-k IDF terms (k tuned on at most 300 of the training
+  claims) and, with ``--keybert``, KeyBERT-style MiniLM keywords (k tuned the same way); the best
+  of them on the held-out claims is the reference;
 * the candidate ranker (``rewrite/ranker.py``), trained on the training claims from the
   endpoint's rewards (target and margin by 5-fold cross-validation on them), searching the
   endpoint for its candidates at inference, never reading a held-out qrel;
@@ -16,6 +17,8 @@ The trajectory-trained policies (pointer, classifier, DT) are in ``benchmarks/re
 tables; this one is cheap enough to run everywhere (no BFS, no torch training). Dense kNN encodes
 every candidate query (about 80 per claim), so give it smaller ``--max-train``/``--max-test``.
 Another split: ``--claims C --qrels Q --corpus P --heldout IDS`` (one dataset named ``custom``).
+``--no-ranker`` scores the baselines only (minutes where a ranker takes an hour), on the same
+held-out claims and with the same tuning claims as a full run with the same ``--max-train``/``--max-test``.
 
     python benchmarks/rewriting_grid.py [--datasets scifact,averitec] [--retrievers bm25-and,bm25-plain,bm25]
         [--combos scifact:bm25,averitec:bm25-plain] [--name rewriting_grid]
@@ -35,8 +38,8 @@ from rewriting import load_split, paired_p, reproduce_args, sample
 
 from factscout.retrieve import build_retriever
 from factscout.rewrite import SearchEnvironment
-from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, TopIdfPolicy, tune_k
-from factscout.rewrite.policy import rewrite, save_policy
+from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, StopwordPolicy, TopIdfPolicy, tune_k
+from factscout.rewrite.policy import RandomEditPolicy, RewritePolicy, rewrite, save_policy
 from factscout.rewrite.ranker import RankerConfig
 from factscout.training.rewrite_ranker import RankerSettings, train_ranker
 
@@ -54,6 +57,7 @@ def main() -> None:
     parser.add_argument("--max-test", type=int, default=400, help="held-out claims per dataset (seeded sample)")
     parser.add_argument("--trees", type=int, default=RankerSettings().trees, help="the reward model's trees")
     parser.add_argument("--keybert", action="store_true", help="also the KeyBERT-style baseline (MiniLM)")
+    parser.add_argument("--no-ranker", action="store_true", help="the baselines only: no ranker is trained")
     parser.add_argument("--save-policies", help="write each trained ranker to DIR/<dataset>-<endpoint>/")
     parser.add_argument(
         "--booster", choices=("exact", "hist"), default="exact", help="the reward model's gradient boosting"
@@ -98,41 +102,64 @@ def main() -> None:
             env = SearchEnvironment(retriever, qrels, "AP@50")
             tune = sample(train, 300)
             k_idf, _ = tune_k(lambda k: TopIdfPolicy(k, idf), tune, env)  # noqa: B023
-            baselines = {f"top-{k_idf} IDF": TopIdfPolicy(k_idf, idf)}
+            baselines = {"stop-word removal": StopwordPolicy(), f"top-{k_idf} IDF": TopIdfPolicy(k_idf, idf)}
             if args.keybert:
                 from factscout.rewrite.state import state_encoder
 
                 encoder = state_encoder("minilm")
                 k_bert, _ = tune_k(lambda k: KeyBertPolicy(k, encoder), tune, env)  # noqa: B023
                 baselines[f"KeyBERT-{k_bert}"] = KeyBertPolicy(k_bert, encoder)
-            config = RankerConfig(retriever=endpoint, semantic=args.semantic, consensus=args.consensus)
-            settings = RankerSettings(trees=args.trees, booster=args.booster)
-            ranker = train_ranker(train, qrels, passages, retriever, config, settings, idf=idf)
-            if args.save_policies:
-                save_policy(ranker, Path(args.save_policies) / f"{dataset}-{endpoint}")
+            policies: dict[str, RewritePolicy] = dict(baselines)
+            if not args.no_ranker:
+                config = RankerConfig(retriever=endpoint, semantic=args.semantic, consensus=args.consensus)
+                settings = RankerSettings(trees=args.trees, booster=args.booster)
+                ranker = train_ranker(train, qrels, passages, retriever, config, settings, idf=idf)
+                if args.save_policies:
+                    save_policy(ranker, Path(args.save_policies) / f"{dataset}-{endpoint}")
+                policies["ranker"] = ranker
             claim = np.array([env.reward(c, c.text) for c in test])
+            random_edit = np.array(
+                [env.reward(c, rewrite(c, RandomEditPolicy(seed=0), max_steps=1).final) for c in test]
+            )
             scored = {
                 label: np.array([env.reward(c, rewrite(c, policy, max_steps=TUNE_MAX_STEPS).final) for c in test])
-                for label, policy in {**baselines, "ranker": ranker}.items()
+                for label, policy in policies.items()
             }
-            oracle = np.array([max(env.rewards(c, [x.text for x in ranker.candidate_queries(c.text)])) for c in test])
             best = max(baselines, key=lambda label: scored[label].mean())
-            r, b = scored["ranker"], scored[best]
-            rows.append(
-                [
-                    dataset, endpoint, f"{claim.mean():.4f}", f"{b.mean():.4f} ({best})", f"{r.mean():.4f}",
-                    _ratio(r.mean(), claim.mean()), f"{paired_p(r, claim):.4f}", _ratio(r.mean(), b.mean()),
-                    f"{paired_p(r, b):.4f}", f"{oracle.mean():.4f}",
-                    f"{ranker.training['target']}, {ranker.training['margin']}", f"{time.perf_counter() - t:.0f}",
-                ]
-            )  # fmt: skip
+            b = scored[best]
+            every = "; ".join(f"{label} {scored[label].mean():.4f}" for label in baselines)
+            row = [
+                dataset,
+                endpoint,
+                f"{claim.mean():.4f}",
+                f"{random_edit.mean():.4f}",
+                every,
+                f"{b.mean():.4f} ({best})",
+            ]
             key = f"{dataset}_{endpoint}"
             headline |= {
                 f"{key}_claim": round(float(claim.mean()), 4),
+                f"{key}_random_edit": round(float(random_edit.mean()), 4),
+                f"{key}_stopwords": round(float(scored["stop-word removal"].mean()), 4),
                 f"{key}_best_keyword": round(float(b.mean()), 4),
-                f"{key}_ranker": round(float(r.mean()), 4),
-                f"{key}_candidate_oracle": round(float(oracle.mean()), 4),
             }
+            if "ranker" in policies:
+                r = scored["ranker"]
+                oracle = np.array(
+                    [max(env.rewards(c, [x.text for x in ranker.candidate_queries(c.text)])) for c in test]
+                )
+                row += [
+                    f"{r.mean():.4f}", _ratio(r.mean(), claim.mean()), f"{paired_p(r, claim):.4f}",
+                    _ratio(r.mean(), b.mean()), f"{paired_p(r, b):.4f}", f"{oracle.mean():.4f}",
+                    f"{ranker.training['target']}, {ranker.training['margin']}",
+                ]  # fmt: skip
+                headline |= {
+                    f"{key}_ranker": round(float(r.mean()), 4),
+                    f"{key}_candidate_oracle": round(float(oracle.mean()), 4),
+                }
+            else:
+                row += ["-"] * 7
+            rows.append([*row, f"{time.perf_counter() - t:.0f}"])
             print(rows[-1], flush=True)
             publish(
                 args.name,
@@ -141,13 +168,14 @@ def main() -> None:
                     [*notes, f"{dataset}: {name}, {len(train)} training claims, {len(test)} held-out claims"],
                     args.semantic,
                     args.consensus,
+                    args.no_ranker,
                 ),
                 headline,
             )
         notes.append(f"{dataset}: {name}, {len(train)} training claims, {len(test)} held-out claims")
 
 
-def table(rows: list, notes: list[str], semantic: str = "", consensus: bool = False) -> str:
+def table(rows: list, notes: list[str], semantic: str = "", consensus: bool = False, no_ranker: bool = False) -> str:
     """The published text: the table so far (a run publishes after every endpoint, so a stopped
     run leaves the rows it finished)."""
     reads = (
@@ -161,6 +189,8 @@ def table(rows: list, notes: list[str], semantic: str = "", consensus: bool = Fa
             "It also reads how each candidate's top 10 agree with all the claim's candidates' rankings, fused by "
             "reciprocal rank (`--consensus`). "
         )
+    if no_ranker:
+        reads = "Baselines only (`--no-ranker`): no ranker was trained. "
     text = "\n".join(
         [
             "### The candidate ranker on every endpoint (held-out claims, mAP@50)",
@@ -170,6 +200,8 @@ def table(rows: list, notes: list[str], semantic: str = "", consensus: bool = Fa
                     "dataset",
                     "endpoint",
                     "claim",
+                    "random edit (1 edit, seed 0)",
+                    "keyword baselines",
                     "best keyword (k tuned on train)",
                     "ranker",
                     "ranker vs claim",

@@ -36,5 +36,20 @@ def test_grid_on_a_tiny_split(tmp_path):
     assert headline["custom_bm25-and_ranker"] >= 0.9
     assert headline["custom_bm25-and_candidate_oracle"] >= headline["custom_bm25-and_ranker"]
     assert "custom_bm25-plain_ranker" in headline
+    assert {"custom_bm25-and_random_edit", "custom_bm25-and_stopwords"} <= set(headline)
+    assert headline["custom_bm25-and_best_keyword"] >= headline["custom_bm25-and_stopwords"]
     table = (results / "rewriting_grid.md").read_text()
     assert "| custom | bm25-and |" in table and "Reproduce:" in table
+    assert "stop-word removal 0." in table and "random edit (1 edit, seed 0)" in table
+
+    baselines = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "rewriting_grid.py"), *map(str, args), "--no-ranker",
+         "--name", "grid_baselines"],
+        env=env, capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )  # fmt: skip
+    assert baselines.returncode == 0, baselines.stderr[-3000:]
+    only = json.loads(baselines.stdout.strip().splitlines()[-1])
+    assert not any(k.endswith(("_ranker", "_candidate_oracle")) for k in only)
+    for k in ("claim", "random_edit", "stopwords", "best_keyword"):  # the same claims, the same baselines
+        assert only[f"custom_bm25-and_{k}"] == headline[f"custom_bm25-and_{k}"]
+    assert "Baselines only" in (results / "grid_baselines.md").read_text()
