@@ -226,16 +226,22 @@ HEADLINES = [
         "reading the returned passages (`--policy averitec-bm25-plain`)",
         "AVeriTeC, 400 held-out claims",
         "mAP@50 {policy} ({ratio} the claim, p {p})",
-        "the claim {original}; best keyword {keyword}; oracle over its candidates {oracle}",
+        "the claim {original}; random edit {random}; {keywords}; oracle over its candidates {oracle}",
         "results.md#query-rewriting-kazemi-et-al",
         {
             "policy": _c("rewriting_semantic", "ranker", dataset="averitec", endpoint="bm25-plain"),
+            "random": _c(
+                "rewriting_grid_baselines_bm25",
+                "random edit (1 edit, seed 0)",
+                dataset="averitec",
+                endpoint="bm25-plain",
+            ),
+            "keywords": _c(
+                "rewriting_grid_baselines_bm25", "keyword baselines", dataset="averitec", endpoint="bm25-plain"
+            ),
             "ratio": _c("rewriting_semantic", "ranker vs claim", dataset="averitec", endpoint="bm25-plain"),
             "p": _c("rewriting_semantic", "p vs claim", dataset="averitec", endpoint="bm25-plain"),
             "original": _c("rewriting_semantic", "claim", dataset="averitec", endpoint="bm25-plain"),
-            "keyword": _c(
-                "rewriting_semantic", "best keyword (k tuned on train)", dataset="averitec", endpoint="bm25-plain"
-            ),
             "oracle": _c("rewriting_semantic", "oracle over its candidates", dataset="averitec", endpoint="bm25-plain"),
         },
     ),
