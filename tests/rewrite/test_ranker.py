@@ -2,6 +2,7 @@
 training on an endpoint's rewards, saving and loading, binding to the searched index, the CLI."""
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -170,12 +171,15 @@ def test_save_load_round_trip(trained, tmp_path):
     assert rewrite(claims[32], bound, max_steps=32).final == rewrite(claims[32], policy, max_steps=32).final
 
 
-def test_idf_file_is_byte_stable(trained, tmp_path):
-    """Saving the same policy again (seconds later) writes the same idf.json.gz bytes."""
+def test_saved_files_are_byte_stable(trained, tmp_path):
+    """Saving the same policy again (seconds later) writes the same idf.json.gz and ranker.npz bytes."""
     policy = trained[0]
-    first = (save_policy(policy, tmp_path / "a") / "idf.json.gz").read_bytes()
-    assert first[4:8] == b"\0\0\0\0"  # gzip header mtime
-    assert (save_policy(policy, tmp_path / "b") / "idf.json.gz").read_bytes() == first
+    a = save_policy(policy, tmp_path / "a")
+    assert (a / "idf.json.gz").read_bytes()[4:8] == b"\0\0\0\0"  # gzip header mtime
+    time.sleep(2.1)  # zip member times have a resolution of 2 s
+    b = save_policy(policy, tmp_path / "b")
+    for name in ("idf.json.gz", "ranker.npz"):
+        assert (b / name).read_bytes() == (a / name).read_bytes(), name
 
 
 def test_broken_files_are_clear_errors(trained, tmp_path):

@@ -139,8 +139,7 @@ def dense(
 ) -> None:
     from dataclasses import replace
 
-    import numpy as np
-
+    from factscout.formats.npz import save_npz
     from factscout.retrieve.adapter import MODEL_FILE
     from factscout.training import dense as trainer
 
@@ -177,8 +176,7 @@ def dense(
         except ImportError as exc:  # a GPU machine without the evaluation library
             _say(f"not scored here ({exc})")
         embeddings.parent.mkdir(parents=True, exist_ok=True)
-        with open(embeddings, "wb") as f:
-            np.savez(f, **found)  # type: ignore[arg-type]
+        save_npz(embeddings, found, compressed=False)
     else:
         note = note_file.read_text().strip() if note_file else None
         trainer.report(data, adapter_file, out, command=command, say=_say, embeddings=embeddings, note=note)

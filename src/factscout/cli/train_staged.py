@@ -164,6 +164,7 @@ def rerank(
 
     import numpy as np
 
+    from factscout.formats.npz import save_npz
     from factscout.rerank.cross_encoder import MODEL_FILE
     from factscout.training import rerank as trainer
 
@@ -190,8 +191,7 @@ def rerank(
             raise typer.BadParameter("--stage score needs --scores")
         wanted = [s.strip() for s in splits.split(",") if s.strip()]
         found = trainer.score(data, weights, config.top_n, _say, splits=wanted, device=device, backbone=backbone)
-        with open(scores, "wb") as f:
-            np.savez(f, **found)  # type: ignore[arg-type]
+        save_npz(scores, found, compressed=False)
     else:
         if scores is None:
             raise typer.BadParameter("--stage report needs --scores")

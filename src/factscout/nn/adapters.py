@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import BadModel, ModelNotFound
+from factscout.formats.npz import save_npz
 
 FORMAT_VERSION = 1
 DELTA_GROUP = 64  # values per fp16 scale of int4 deltas
@@ -105,8 +106,7 @@ def write_lora_arrays(
             out[f"scale/{name}"] = scale
         else:
             out[f"param/{name}"] = np.asarray(value, dtype=np.float16)
-    with open(file, "wb") as f:
-        np.savez_compressed(f, **out)  # type: ignore[arg-type]
+    save_npz(file, out)
     return file
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import DataNotFound, InputError, MissingDependency, UnknownName
+from factscout.formats.npz import save_npz
 from factscout.nn import require_torch
 from factscout.rewrite.base import REWRITE_POLICIES, RewritePolicy
 from factscout.rewrite.keywords import IdfTable
@@ -115,8 +116,7 @@ def _save_ranker(policy: RankerPolicy, root: Path) -> None:
         "tree_roots": trees.roots,
         "tree_init_rate": np.array([trees.init, trees.rate]),
     }
-    with open(root / RANKER_FILE, "wb") as f:
-        np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+    save_npz(root / RANKER_FILE, arrays)
     _save_idf(policy.idf, root)
 
 

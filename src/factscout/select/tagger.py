@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import BadModel, InputError, ModelNotFound
+from factscout.formats.npz import save_npz
 from factscout.nn import require_torch
 from factscout.records import Claim, Passage, Sentence
 from factscout.select.base import register_selector
@@ -239,8 +240,7 @@ class BioTagger:
         }
         for k, v in self.head.state_dict().items():
             arrays[f"p:{k}"] = v.detach().cpu().numpy().astype(np.float16)
-        with open(file, "wb") as f:
-            np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+        save_npz(file, arrays)
         return file
 
     # -- backbone --

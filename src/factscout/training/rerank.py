@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.formats.npz import save_npz
 from factscout.nn import sha256_of
 from factscout.nn.backbone import build_network
 from factscout.nn.pairs import encode_pairs
@@ -369,8 +370,7 @@ def report(
     arrays["config"] = np.array(json.dumps(model_config, sort_keys=True))
     out.mkdir(parents=True, exist_ok=True)
     weights_file = out / MODEL_FILE.name
-    with open(weights_file, "wb") as f:
-        np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+    save_npz(weights_file, arrays)
 
     held_first = [_ranking(c, bundle["splits"]["heldout"]["first"][c]) for c in held_ids]
     held_scores = [scores[f"heldout/{c}"] for c in held_ids]

@@ -44,6 +44,7 @@ from typing import Any, NamedTuple, cast
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.formats.npz import save_npz
 from factscout.records import (
     CONFLICTING,
     NOT_ENOUGH_EVIDENCE,
@@ -304,8 +305,7 @@ class VerdictClassifier:
             "info_keys": np.array(keys, dtype=str),
             "info_values": np.array([self.info[x] for x in keys], dtype=str),
         }
-        with open(file, "wb") as f:
-            np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+        save_npz(file, arrays)
         return file
 
     # -- inference --

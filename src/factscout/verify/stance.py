@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from factscout.errors import BadModel, InputError, ModelNotFound
+from factscout.formats.npz import save_npz
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance
 from factscout.retrieve.encoder import embed_fn
 from factscout.verify.base import STANCE_MODELS, stance_inputs
@@ -161,8 +162,7 @@ class StanceHead:
         for i, (w, b) in enumerate(self.layers):
             arrays[f"w{i}"] = w.astype(np.float16)
             arrays[f"b{i}"] = b.astype(np.float16)
-        with open(file, "wb") as f:
-            np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+        save_npz(file, arrays)
         return file
 
     # -- inference --
