@@ -170,6 +170,13 @@ def test_a_trained_cross_encoder_file_also_runs_int8_by_default():
     assert CheckSettings(stance="cross:run/mine.npz").stance_model_name == "cross-int8:run/mine.npz"
     assert CheckSettings(stance="cross:run/mine.npz", fast=False).stance_model_name == "cross:run/mine.npz"
     assert CheckSettings(stance="head").stance_model_name == "head"
+    both = "ensemble:cross=0.4+cross:run/mine.npz=0.6+head+cross-int8"
+    assert CheckSettings(stance=both).stance_model_name == (
+        "ensemble:cross-int8=0.4+cross-int8:run/mine.npz=0.6+head+cross-int8"
+    )
+    assert CheckSettings(stance=both, fast=False).stance_model_name == both
+    with pytest.raises(InputError, match="two or more"):
+        CheckSettings(stance="ensemble:cross")  # refused before any model loads
 
 
 def test_settings_are_validated():
@@ -179,7 +186,7 @@ def test_settings_are_validated():
         CheckSettings(verdict="vote")
     with pytest.raises(UnknownName, match="no selector 'regex'; known: bio, relevance, stance-relevance, threshold"):
         CheckSettings(selector="regex")
-    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, cross-int8, head, nli"):
+    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, cross-int8, ensemble, head, nli"):
         CheckSettings(stance="bert")
     with pytest.raises(InputError, match="stance model 'nli' needs an argument"):
         CheckSettings(stance="nli")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -127,9 +128,16 @@ class CheckSettings:
     @property
     def stance_model_name(self) -> str:
         """The registered stance model loaded: ``cross`` (or ``cross:<file>``) runs as ``cross-int8``
-        (``cross-int8:<file>``) unless ``fast=False``."""
+        (``cross-int8:<file>``) unless ``fast=False``, inside an ensemble too."""
+        if self.fast is False:
+            return self.stance
         kind, colon, arg = self.stance.partition(":")
-        return f"cross-int8{colon}{arg}" if kind == "cross" and self.fast is not False else self.stance
+        if kind == "ensemble":
+            return f"{kind}{colon}" + "+".join(_INT8_CROSS.sub("cross-int8", m.strip()) for m in arg.split("+"))
+        return _INT8_CROSS.sub("cross-int8", self.stance)
+
+
+_INT8_CROSS = re.compile(r"^cross(?=$|:|=)")
 
 
 @dataclass(frozen=True, slots=True)

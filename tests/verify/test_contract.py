@@ -52,6 +52,8 @@ def stance_model(request, encoder, tmp_path_factory) -> StanceModel:
             tmp_path_factory.mktemp("nli"), bias=(0.0, 1.0, 3.0)
         )  # contradiction, entailment, neutral
         return make_stance_model(f"nli:{folder}", encoder=encoder)
+    if request.param == "ensemble":
+        return make_stance_model("ensemble:cross+head=0.5", encoder=encoder)
     return make_stance_model(request.param, encoder=encoder)
 
 
@@ -127,7 +129,7 @@ class TestVerdictMethodContract:
 
 
 def test_unknown_names_list_the_known_ones():
-    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, cross-int8, head, nli"):
+    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, cross-int8, ensemble, head, nli"):
         make_stance_model("bert")
     with pytest.raises(UnknownName, match="no verdict method 'vote'; known: classifier, learned, rule"):
         make_verdict_method("vote")

@@ -138,7 +138,7 @@ def test_stance_names_take_an_argument_only_where_the_model_does():
         split_stance_name("nli")
     with pytest.raises(InputError, match="stance model 'head' takes no ':' argument"):
         split_stance_name("head:big")
-    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, cross-int8, head, nli"):
+    with pytest.raises(UnknownName, match="no stance model 'bert'; known: cross, cross-int8, ensemble, head, nli"):
         split_stance_name("bert:x")
     assert stance_model_takes("nli:x", "device") and stance_model_takes("cross", "device")
     assert not stance_model_takes("head", "device")

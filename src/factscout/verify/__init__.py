@@ -5,7 +5,8 @@
 (Reimers & Gurevych 2019) over frozen MiniLM embeddings; ``CountRule()(stances) -> Verdict``
 applies the Quin+ count rule (Samarinas et al. 2021). ``CrossStanceModel`` is the cross-encoder
 alternative (claim and sentence read together; ``factscout check --stance cross``),
-``NliStanceModel`` any sentence-transformers NLI cross-encoder (``--stance nli:<hub id or folder>``) and
+``NliStanceModel`` any sentence-transformers NLI cross-encoder (``--stance nli:<hub id or folder>``),
+``EnsembleStance`` several stance models pooled (``--stance ensemble:cross+nli:<id>=0.5``) and
 ``ClassifierVerdict`` the QuanTemp++ verdict classifier and ``LearnedVerdict`` the learned
 aggregator over the top stances (``--verdict learned``). The contracts and registries
 (``StanceModel``/``STANCE_MODELS``, ``VerdictMethod``/``VERDICT_METHODS``) are in
@@ -25,6 +26,7 @@ from factscout.verify.base import (
 )
 from factscout.verify.classifier import ClassifierVerdict
 from factscout.verify.cross_stance import CrossStanceModel
+from factscout.verify.ensemble import EnsembleStance
 from factscout.verify.nli import NliStanceModel
 from factscout.verify.pairs import read_pairs, score_pairs
 from factscout.verify.stance import (
@@ -71,6 +73,7 @@ __all__ = [
     "ClassifierVerdict",
     "CountRule",
     "CrossStanceModel",
+    "EnsembleStance",
     "LearnedVerdict",
     "ModelNotFound",
     "NliStanceModel",

@@ -2,15 +2,17 @@
 
 - :class:`StanceModel`: ``predict(claim, sentences) -> [Stance]``, one
   :class:`~factscout.records.Stance` per :class:`~factscout.records.Sentence`, in input order.
-  ``STANCE_MODELS``: ``head`` (the SBERT-style head, :class:`~factscout.verify.stance.StanceHead`)
-  and ``cross`` (the cross-encoder, :class:`~factscout.verify.cross_stance.CrossStanceModel`).
-  and ``nli`` (any sentence-transformers ``CrossEncoder`` NLI model,
-  :class:`~factscout.verify.nli.NliStanceModel`). A factory is ``factory(encoder=None, **options)
-  -> StanceModel``; ``encoder`` is the sentence encoder the check pipeline shares between its steps
+  ``STANCE_MODELS``: ``head`` (the SBERT-style head, :class:`~factscout.verify.stance.StanceHead`),
+  ``cross`` (the cross-encoder, :class:`~factscout.verify.cross_stance.CrossStanceModel`),
+  ``nli`` (any sentence-transformers ``CrossEncoder`` NLI model,
+  :class:`~factscout.verify.nli.NliStanceModel`) and ``ensemble`` (several of them pooled,
+  ``ensemble:cross+head=0.5``, :class:`~factscout.verify.ensemble.EnsembleStance`). A factory is
+  ``factory(encoder=None, **options) -> StanceModel``; ``encoder`` is the sentence encoder the check pipeline shares between its steps
   (a model that reads text pairs itself ignores it). A name may carry an argument, ``kind:arg``
   (``nli:cross-encoder/nli-deberta-v3-small``): the text after the first colon goes to the
   factory of ``kind`` as its ``arg`` keyword; only factories with an ``arg`` parameter take one,
-  and for them it is required.
+  and for them it is required. A factory may also carry ``check_arg(arg)``, which
+  :func:`split_stance_name` calls so that a bad argument fails before any model loads.
 - :class:`VerdictMethod`: ``judge(claim, stances, ranking, passages) -> Verdict``, the claim's
   :class:`~factscout.records.Verdict` from its sentence stances and its ranked evidence.
   ``VERDICT_METHODS``: ``rule`` (the Quin+ count rule, :class:`~factscout.verify.verdict.CountRule`)
@@ -85,6 +87,9 @@ def split_stance_name(name: str) -> tuple[str, str | None]:
     optional = param is not None and param.default is None  # ``cross`` or ``cross:<model file>``
     if param is not None and not arg.strip() and not (optional and not colon):
         raise InputError(f"stance model {kind!r} needs an argument: {kind}:<...>, got {name!r}")
+    check_arg = getattr(STANCE_MODELS[kind], "check_arg", None)  # e.g. an ensemble's member names
+    if colon and callable(check_arg):
+        check_arg(arg.strip())
     return kind, (arg.strip() if colon else None)
 
 
