@@ -15,7 +15,7 @@ STANCE_HELP = (
     "stance model: "
     + one_of(STANCE_MODELS)
     + " (nli:<hub model id or local folder>: any sentence-transformers CrossEncoder NLI model; needs internet"
-    " for a hub id not yet cached; ensemble:<name>+<name>[=weight]...: several pooled)"
+    " for a hub id not yet cached; ensemble:A+B, each member optionally =weight: several models pooled)"
 )
 
 
