@@ -9,6 +9,7 @@ import os
 import tempfile
 import zlib
 from collections.abc import Generator, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -68,19 +69,33 @@ def read_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
         yield lineno, row
 
 
-def write_atomic(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
-    """Write text lines to ``path`` through a temporary file and a rename."""
+@contextmanager
+def atomic_output(
+    path: str | os.PathLike[str], mode: str = "w", *, permissions: int | None = None
+) -> Iterator[IO[Any]]:
+    """A file to write ``path`` through: a temporary file beside it (text ``mode`` in UTF-8, or
+    ``"wb"``), renamed over ``path`` only when the block ends without an error, and removed when
+    it does not, so a crash halfway leaves the previous file as it was. ``permissions`` (e.g.
+    ``0o644``) replace the temporary file's 0600 before the rename."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for line in lines:
-                f.write(line)
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8") as f:
+            yield f
+        if permissions is not None:
+            os.chmod(tmp, permissions)
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
+    """Write text lines to ``path`` through a temporary file and a rename."""
+    with atomic_output(path) as f:
+        for line in lines:
+            f.write(line)
 
 
 def write_jsonl(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> None:

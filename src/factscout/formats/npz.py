@@ -9,13 +9,14 @@ file only once it is whole, so a crash halfway leaves the previous file usable.
 from __future__ import annotations
 
 import os
-import tempfile
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from factscout.formats.jsonl import atomic_output
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip header can hold
 
@@ -24,20 +25,13 @@ def save_npz(path: str | os.PathLike[str], arrays: Mapping[str, Any], *, compres
     """Write ``arrays`` (name -> array) to ``path`` as an ``.npz`` archive, byte-identical for equal
     arrays; no pickled objects (``numpy.load`` reads it without ``allow_pickle``)."""
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     method = zipfile.ZIP_DEFLATED if compressed else zipfile.ZIP_STORED
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
-    try:
-        with os.fdopen(fd, "wb") as f, zipfile.ZipFile(f, "w", compression=method, allowZip64=True) as zf:
-            for name, value in arrays.items():
-                info = zipfile.ZipInfo(f"{name}.npy", date_time=_EPOCH)
-                info.compress_type = method
-                info.external_attr = 0o644 << 16
-                with zf.open(info, "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
-        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; a model file is for everyone to read
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # 0644: mkstemp makes it 0600, and a model file is for everyone to read
+    with atomic_output(p, "wb", permissions=0o644) as f, zipfile.ZipFile(f, "w", compression=method) as zf:
+        for name, value in arrays.items():
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=_EPOCH)
+            info.compress_type = method
+            info.external_attr = 0o644 << 16
+            with zf.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
     return p
