@@ -30,7 +30,6 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -61,6 +60,8 @@ from factscout.verify.base import (
     make_verdict_method,
     split_stance_name,
 )
+from factscout.verify.ensemble import KIND as ENSEMBLE
+from factscout.verify.ensemble import rename_members
 from factscout.verify.stance import PairwiseStance, to_stance
 from factscout.verify.verdict import DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_EVIDENCE, CountRule
 
@@ -132,12 +133,15 @@ class CheckSettings:
         if self.fast is False:
             return self.stance
         kind, colon, arg = self.stance.partition(":")
-        if kind == "ensemble":
-            return f"{kind}{colon}" + "+".join(_INT8_CROSS.sub("cross-int8", m.strip()) for m in arg.split("+"))
-        return _INT8_CROSS.sub("cross-int8", self.stance)
+        if kind == ENSEMBLE:
+            return f"{kind}{colon}{rename_members(arg, _int8)}"
+        return _int8(self.stance)
 
 
-_INT8_CROSS = re.compile(r"^cross(?=$|:|=)")
+def _int8(name: str) -> str:
+    """``cross`` / ``cross:<file>`` -> ``cross-int8`` / ``cross-int8:<file>``; other names as they are."""
+    kind, colon, arg = name.partition(":")
+    return f"cross-int8{colon}{arg}" if kind == "cross" else name
 
 
 @dataclass(frozen=True, slots=True)

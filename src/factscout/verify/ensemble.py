@@ -20,7 +20,7 @@ member (the first among equals) when it carries its own, else the defaults; ``ch
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,13 +59,10 @@ def parse_members(arg: str) -> list[Member]:
         )
     members = []
     for part in parts:
-        name, eq, text = part.rpartition("=")
-        weight = _number(text) if eq else None
-        if weight is None:
-            name, weight = part, 1.0
-        elif not (math.isfinite(weight) and weight > 0):
+        name, text = _split_weight(part)
+        weight = 1.0 if text is None else float(text)
+        if not (math.isfinite(weight) and weight > 0):
             raise InputError(f"ensemble member {part!r}: its weight must be a positive number, got {text!r}")
-        name = name.strip()
         if name.partition(":")[0].strip() == KIND:
             raise InputError(f"ensemble member {part!r}: an ensemble cannot hold another ensemble")
         split_stance_name(name)
@@ -73,11 +70,25 @@ def parse_members(arg: str) -> list[Member]:
     return members
 
 
-def _number(text: str) -> float | None:
+def _split_weight(member: str) -> tuple[str, str | None]:
+    """``"cross:m.npz=0.6"`` -> ``("cross:m.npz", "0.6")``; ``("head", None)`` without a weight
+    (text after ``=`` that is not a number is part of the name)."""
+    name, eq, text = member.strip().rpartition("=")
     try:
-        return float(text)
+        float(text)
     except ValueError:
-        return None
+        return member.strip(), None
+    return (name.strip(), text.strip()) if eq else (member.strip(), None)
+
+
+def rename_members(arg: str, rename: Callable[[str], str]) -> str:
+    """An ensemble's member list with ``rename`` applied to each member's name, weights kept
+    (``check`` runs ``cross`` members as ``cross-int8``)."""
+    renamed = []
+    for part in arg.split(SEPARATOR):
+        name, weight = _split_weight(part)
+        renamed.append(rename(name) + ("" if weight is None else f"={weight}"))
+    return SEPARATOR.join(renamed)
 
 
 class EnsembleStance(PairwiseStance):
@@ -105,15 +116,11 @@ class EnsembleStance(PairwiseStance):
     def rule_thresholds(self) -> tuple[int, float] | None:
         """The count-rule thresholds of the heaviest member (the first among equals), if it has its own."""
         heaviest = max(range(len(self.models)), key=lambda i: (self.weights[i], -i))
-        found = getattr(self.models[heaviest], "rule_thresholds", None)
-        return tuple(found) if found else None  # type: ignore[return-value]
+        return getattr(self.models[heaviest], "rule_thresholds", None) or None
 
     def predict_pairs(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray:
-        """Class probabilities ``(n, 3)`` (order of :data:`STANCE_LABELS`) for paired texts."""
-        if len(claims) != len(sentences):
-            raise InputError(f"{len(claims)} claims but {len(sentences)} sentences")
-        if not claims:
-            return np.zeros((0, len(STANCE_LABELS)), dtype=np.float32)
+        """Class probabilities ``(n, 3)`` (order of :data:`STANCE_LABELS`) for paired texts
+        (:func:`~factscout.verify.pairs.pair_probabilities` checks the lengths)."""
         log_mix = np.zeros((len(claims), len(STANCE_LABELS)), dtype=np.float64)
         for model, weight in zip(self.models, self.weights, strict=True):
             probs = np.asarray(pair_probabilities(model, claims, sentences), dtype=np.float64)
@@ -146,4 +153,4 @@ class _EnsembleFactory:
 
 STANCE_MODELS.register(KIND)(_EnsembleFactory())
 
-__all__ = ["EnsembleStance", "Member", "parse_members"]
+__all__ = ["KIND", "EnsembleStance", "Member", "parse_members", "rename_members"]
