@@ -22,6 +22,10 @@ from factscout.cli.common import friendly, read_claims
 from factscout.cli.train_app import Out, _command, _override, _say, _summary, _threads, app
 from factscout.errors import InputError, UnknownName
 
+# training.stance_pairs.SOURCES and CONSISTENCY_CLAIMS as literals (a test keeps them in step)
+PAIR_SOURCES = ("scifact", "covidfact", "averitec", "checkthat", "checkcovid", "citint", "healthver", "anli", "sick")
+CONSISTENCY_CLAIMS = 400
+
 
 @app.command("stance", help=f"Train {_summary('stance')}; tune the Quin+ selector and count rule.")
 @friendly
@@ -366,8 +370,12 @@ def rewrite_ranker(
 def stance_pairs(
     out: Annotated[Path, typer.Option("--out", help="the pairs file (JSONL); counts go to <out>.counts.json")],
     sources: Annotated[
-        str, typer.Option(help="comma-separated, from scifact,covidfact,averitec,checkthat")
-    ] = "scifact,covidfact,averitec,checkthat",
+        str,
+        typer.Option(help="comma-separated, from " + ",".join(PAIR_SOURCES) + " (default: all)"),
+    ] = ",".join(PAIR_SOURCES),
+    consistency: Annotated[
+        int, typer.Option(help="claims per source paired with themselves and with an unrelated claim (0: none)")
+    ] = CONSISTENCY_CLAIMS,
     no_augment: Annotated[bool, typer.Option("--no-augment", help="no counterfactual pairs")] = False,
     augmentations: Annotated[
         str | None,
@@ -401,6 +409,7 @@ def stance_pairs(
         augmentations=None if augmentations is None else [a.strip() for a in augmentations.split(",") if a.strip()],
         seed=seed,
         exclude_claim_ids=excluded,
+        consistency=consistency,
         say=_say,
     )
     path, counts_path = write_stance_pairs(out, pairs)

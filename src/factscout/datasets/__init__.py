@@ -20,18 +20,28 @@ name                    splits (default first)      what
 ``hover``               dev, test, train            multi-hop claims, hop counts (no corpus)
 ``covidfact``           all                         claims + gold evidence sentence pool + qrels
 ``quantemp``            test, taxonomy              generated sub-questions; numerical taxonomy
+``healthver``           dev                         health claim + evidence rows (dev part by topic)
+``checkcovid``          dev, train                  news claims + 347 CORD-19 abstracts + qrels
+``citint``              train, dev                  citation sentences + 3,063 cited abstracts
+``anli``                dev, r1, r2, r3             adversarial NLI pairs (hypothesis as claim)
+``sick``                all, train, trial, test     NLI pairs, both directions as two claims
 ======================  ==========================  =========================================
 """
 
 from factscout.datasets import (  # noqa: F401  (importing registers the loaders)
+    anli,
     averitec,
+    checkcovid,
     checkthat,
+    citint,
     claimdecomp,
     covidfact,
+    healthver,
     hover,
     multifc,
     quantemp,
     scifact,
+    sick,
 )
 from factscout.datasets.base import DATASETS, Dataset, DatasetSource, Loader, data_root, load_dataset
 from factscout.datasets.passages import sentence_windows, sentences_of, split_document, split_passages

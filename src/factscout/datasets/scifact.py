@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +45,12 @@ LABELLED_SPLITS = frozenset({"train", "dev"})
 _FILES = ("claims_train.jsonl", "claims_dev.jsonl", "claims_test.jsonl", "corpus.jsonl")
 
 
-def _corpus_path(folder: Path, name: str) -> Path:
+def corpus_path(folder: Path, name: str) -> Path:
     plain = folder / "corpus.jsonl"
     return plain if plain.is_file() else require_file(folder / "corpus.jsonl.gz", name)
 
 
-def _abstracts(path: Path) -> dict[str, tuple[str, list[str]]]:
+def read_abstracts(path: Path) -> dict[str, tuple[str, list[str]]]:
     docs: dict[str, tuple[str, list[str]]] = {}
     for lineno, row in read_jsonl(path):
         doc_id, abstract = row.get("doc_id"), row.get("abstract")
@@ -66,10 +67,10 @@ def load_abstract_sentences(root: str | Path | None = None, *, mini: bool = Fals
     """``{doc_id: [sentence, ...]}`` of every SciFact abstract, for sentence selection (rationale
     indices in ``meta['evidence']`` index these lists)."""
     folder = (Path(root) if root is not None else data_root()) / (MINI_FOLDER if mini else FOLDER)
-    return {doc_id: sentences for doc_id, (_, sentences) in _abstracts(_corpus_path(folder, "scifact")).items()}
+    return {doc_id: sentences for doc_id, (_, sentences) in read_abstracts(corpus_path(folder, "scifact")).items()}
 
 
-def _claim_label(path: Path, lineno: int, evidence: dict[str, Any]) -> str:
+def claim_label(path: Path, lineno: int, evidence: dict[str, Any]) -> str:
     labels = {e.get("label") for sets in evidence.values() for e in sets}
     if not labels:
         return "NEI"
@@ -78,42 +79,61 @@ def _claim_label(path: Path, lineno: int, evidence: dict[str, Any]) -> str:
     return str(labels.pop())
 
 
-def _read(name: str, split: str, folder: Path, claims_file: str) -> Dataset:
+def read_scifact_format(
+    name: str,
+    split: str,
+    folder: Path,
+    claims_file: str,
+    *,
+    source: DatasetSource = SOURCE,
+    labelled: bool = True,
+    clean: Callable[[str], str] | None = None,
+    id_prefix: str = "",
+) -> Dataset:
+    """A split in SciFact's layout (``claims_file`` + ``corpus.jsonl[.gz]`` in ``folder``): the
+    reader of SciFact and of the datasets published in its format. ``clean`` rewrites each claim
+    text (the text as published stays in ``meta['published_text']`` when it changes);
+    ``id_prefix`` goes before each claim id (so another dataset's ids cannot collide with SciFact's)."""
     claims_path = require_file(folder / claims_file, name)
-    docs = _abstracts(_corpus_path(folder, name))
+    docs = read_abstracts(corpus_path(folder, name))
     claims: list[Claim] = []
     qrels: Qrels = {}
     for lineno, row in read_jsonl(claims_path):
         if row.get("id") is None or not isinstance(row.get("claim"), str):
             raise InputError(f"{claims_path}:{lineno}: expected 'id' and 'claim'")
-        claim_id = str(row["id"])
+        claim_id = f"{id_prefix}{row['id']}"
         evidence = row.get("evidence") or {}
         if not isinstance(evidence, dict):
             raise InputError(f"{claims_path}:{lineno}: 'evidence' must be an object")
         cited = [str(d) for d in row.get("cited_doc_ids") or []]
         meta: dict[str, Any] = {"evidence": {str(d): sets for d, sets in evidence.items()}, "cited_doc_ids": cited}
-        if split in LABELLED_SPLITS:
-            meta["label"] = _claim_label(claims_path, lineno, evidence)
-        claims.append(Claim(claim_id, row["claim"], None, meta))
+        if labelled:
+            meta["label"] = claim_label(claims_path, lineno, evidence)
+        text = row["claim"]
+        if clean is not None and clean(text) != text:
+            meta["published_text"], text = text, clean(text)
+        claims.append(Claim(claim_id, text, None, meta))
         missing = [d for d in cited if d not in docs]
         if missing:
             log.warning("%s:%d: cited documents %s are not in the corpus", claims_path, lineno, missing)
         if cited:
             qrels[claim_id] = {d: 1 for d in cited}
     corpus = tuple(Passage(doc_id, doc_id, title, " ".join(sents)) for doc_id, (title, sents) in docs.items())
-    return Dataset(name, split, tuple(claims), corpus, qrels, SOURCE)
+    return Dataset(name, split, tuple(claims), corpus, qrels, source)
 
 
 @register_loader("scifact", ("train", "dev", "test"))
 def load(split: str, root: Path) -> Dataset:
     """SciFact ``train`` (809 labelled claims here), ``dev`` (kept aside here) or ``test`` (unlabelled)."""
-    return _read("scifact", split, root / FOLDER, f"claims_{split}.jsonl")
+    return read_scifact_format(
+        "scifact", split, root / FOLDER, f"claims_{split}.jsonl", labelled=split in LABELLED_SPLITS
+    )
 
 
 @register_loader("scifact_mini", ("train",))
 def load_mini(split: str, root: Path) -> Dataset:
     """30 SciFact train claims (10 per label) and 200 abstracts, for fast tests."""
-    return _read("scifact_mini", split, root / MINI_FOLDER, "claims.jsonl")
+    return read_scifact_format("scifact_mini", split, root / MINI_FOLDER, "claims.jsonl")
 
 
 def download(dest: str | Path) -> Path:

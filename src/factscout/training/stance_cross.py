@@ -105,6 +105,7 @@ class CrossConfig:
     init: str | None = None  # start from this model file's weights (same network) instead of the backbone
     calibrate: bool = True  # fit a temperature on the dev pairs
     soup: tuple[int, ...] | None = None  # fit once per seed and average the fits (a uniform model soup)
+    domains: bool = True  # choose the epoch on the mean dev macro-F1 of every domain (stance_domains), not SciFact's
 
     def __post_init__(self) -> None:
         if self.finetune not in FINETUNE_MODES:
@@ -371,12 +372,21 @@ def prepare(config: CrossConfig, say: Say = _quiet, *, parts: _Parts | None = No
     say(f"{len(pairs)} training pairs: {dict(Counter(STANCE_LABELS[p.label] for p in pairs))}")
     dev = parts.pairs["dev"]
     dev_idx = stance_eval_set(dev, parts.cosines["dev"])
-    return {
+    scifact_dev = [[dev[i].claim, dev[i].sentence, dev[i].label] for i in dev_idx]
+    bundle: dict[str, Any] = {
         "format": BUNDLE_FORMAT,
         "pairs": [[p.claim, p.sentence, p.label, p.source, o] for p, o in zip(pairs, origins, strict=True)],
-        "dev": [[dev[i].claim, dev[i].sentence, dev[i].label] for i in dev_idx],
+        "dev": scifact_dev,
         "claims": {"fitting": len(parts.fit), "dev": len(parts.dev), "heldout": len(parts.heldout)},
     }
+    if config.domains:
+        from factscout.training.stance_domains import domain_rows
+
+        bundle["dev_sets"] = {"scifact": scifact_dev} | {
+            name: [list(r) for r in rows] for name, rows in domain_rows().items()
+        }
+        say("dev pairs per domain: " + ", ".join(f"{k} {len(v)}" for k, v in bundle["dev_sets"].items()))
+    return bundle
 
 
 def fit(
@@ -387,9 +397,12 @@ def fit(
     *,
     device: str = "cpu",
     backbone: str | None = None,
+    backbone_name: str | None = None,
 ) -> Path:
     """Train on a :func:`prepare` bundle (needs torch and the backbone only) and write the weights
-    (without temperature and count rule: :func:`report` adds them) and the fit log to ``out``."""
+    (without temperature and count rule: :func:`report` adds them) and the fit log to ``out``.
+    ``backbone_name``: the backbone the file records, where ``backbone`` is a copy of it read
+    from elsewhere (a GPU machine's fp16 copy of the installed package: ``minilm``)."""
     if bundle.get("format") != BUNDLE_FORMAT:
         raise BadModel(f"not a stance cross-encoder bundle (format {bundle.get('format')!r})")
     rows = bundle["pairs"]
@@ -404,20 +417,30 @@ def fit(
     if config.max_pairs is not None:
         pairs = balanced_sample(pairs, config.max_pairs, config.seed)
     say(f"fitting on {len(pairs)} pairs: {dict(Counter(STANCE_LABELS[p.label] for p in pairs))}")
-    dev = bundle["dev"]
-    dev_gold = [int(y) for _, _, y in dev]
+    dev_sets = bundle.get("dev_sets") if config.domains else None
+    dev_sets = dev_sets or {"scifact": bundle["dev"]}
+    per_domain: list[dict[str, float]] = []
 
     def dev_score(model: CrossStanceModel) -> float:
-        probs = model.predict_pairs([c for c, _, _ in dev], [s for _, s, _ in dev])
-        return stance_scores(dev_gold, [int(x) for x in probs.argmax(axis=1)])["macro_f1"]
+        scores = {}
+        for name, rows in dev_sets.items():
+            probs = model.predict_pairs([c for c, _, _ in rows], [s for _, s, _ in rows])
+            scores[name] = stance_scores([int(y) for _, _, y in rows], [int(x) for x in probs.argmax(axis=1)])[
+                "macro_f1"
+            ]
+        per_domain.append({k: round(v, 4) for k, v in scores.items()})
+        if len(scores) > 1:
+            say("dev macro-F1 per domain: " + ", ".join(f"{k} {v:.4f}" for k, v in scores.items()))
+        return float(np.mean(list(scores.values())))
 
     trainer = train_soup if config.soup else train_model
     model, log = trainer(pairs, config, say, evaluate=dev_score, device=device, backbone=backbone)
     seeds = ",".join(map(str, config.soup)) if config.soup else str(config.seed)
     model.info = {"trained": dt.date.today().isoformat(), "seed": seeds, "data": config.pairs or "recipe"}
     out.mkdir(parents=True, exist_ok=True)
-    net_config = config.network(backbone or "minilm")  # the file names the backbone its deltas are from
+    net_config = config.network(backbone_name or backbone or "minilm")  # the backbone its deltas are from
     weights = model.save(out / MODEL_FILE.name, config={**asdict(config), **net_config}, backbone=backbone)
+    log["dev_per_domain"] = per_domain
     (out / FIT_LOG).write_text(json.dumps({**log, "claims": bundle.get("claims", {})}, indent=1) + "\n")
     say(f"wrote {weights} ({weights.stat().st_size:,} bytes)")
     return weights

@@ -37,6 +37,28 @@ Sources (the pair's ``source`` tag, counted and ablated separately):
     verified claim its qrels name (a paraphrase of the same claim: supports), and with the top
     BM25 verified claims the qrels do not name (not enough info: same topic, another claim).
     The dev-test split is not used.
+``checkcovid`` / ``checkcovid:other-nei``
+    Check-COVID (Wang et al., Findings of ACL 2023) train: each claim with its evidence
+    sentences (SUPPORT -> supports, REFUTE -> refutes; an NEI claim's annotated on-topic
+    sentences -> not enough info) and with the :data:`OTHER_NEI` sentences of its abstract that
+    share most words with it (not enough info). The dev split is kept for choosing models.
+``citint`` / ``citint:cited-nei``
+    Citation-Integrity (Sarol et al., 2024) train, read as SciFact's: rationale sentences by
+    label, the other sentences of the cited abstract as not enough info. Dev chooses models.
+``healthver``
+    HealthVer (Sarrouti et al., Findings of EMNLP 2021), the rows of the topics outside the dev
+    part (:func:`factscout.datasets.healthver.fit_part_ids`): claim with its evidence text,
+    Supports / Refutes / Neutral -> supports / refutes / not enough info.
+``anli`` / ``sick``
+    NLI pairs (ANLI dev rounds 1-3; SICK, both directions): the hypothesis is the claim, the
+    premise the sentence; entailment / contradiction / neutral -> supports / refutes / not
+    enough info. Not edited (:data:`NLI_SOURCES`): their contrasts are written by annotators.
+``consistency:self`` / ``consistency:unrelated``
+    Up to :data:`CONSISTENCY_CLAIMS` claims of each source but the NLI ones paired with themselves
+    (supports) and with another claim of the same source that shares no content word (not
+    enough info); the self pairs are edited like every supporting pair, so a claim paired with
+    its own negation is refuted and with its subject swapped is not enough info. A model that
+    calls a near-copy of the claim a contradiction fails this before it fails anything else.
 ``aug:<name>``
     Counterfactual edits of every supporting pair above (:mod:`factscout.training.augment`);
     an augmented pair keeps the licence of the pair it was made from. ``aug:reflip`` (a refuting
@@ -61,8 +83,12 @@ from factscout.training.stance_data import LABEL_ID, Pair, covidfact_pairs
 
 log = logging.getLogger(__name__)
 
-SOURCES = ("scifact", "covidfact", "averitec", "checkthat")
-CONTRADICTING_SOURCES = ("scifact", "covidfact")
+SOURCES = ("scifact", "covidfact", "averitec", "checkthat", "checkcovid", "citint", "healthver", "anli", "sick")
+CONTRADICTING_SOURCES = ("scifact", "covidfact", "checkcovid", "citint")
+NLI_SOURCES = ("anli", "sick")
+"""Sources whose pairs are not edited: written by annotators as contrasts already."""
+CONSISTENCY_CLAIMS = 400  # claims per source paired with themselves and with an unrelated claim
+OTHER_NEI = 2  # non-evidence sentences of the claim's abstract per Check-COVID / Citation-Integrity claim
 DEV_FRACTION = 0.15  # the SciFact dev part stance_cross.py chooses on (CrossConfig.dev_fraction)
 BM25_NEI = 3  # BM25 sentences of non-cited abstracts per SciFact claim
 CHECKTHAT_NEI = 2  # non-relevant top-BM25 verified claims per tweet
@@ -276,6 +302,90 @@ def checkthat_stance_pairs(
     return pairs
 
 
+# -- Check-COVID, Citation-Integrity, HealthVer, NLI -----------------------------------------------------
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "by", "with", "as", "from", "that", "this", "these", "those", "it", "its", "not", "no", "than", "then", "there", "their", "they", "we", "our", "can", "could", "may", "might", "will", "would", "should", "has", "have", "had", "do", "does", "did", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "all", "any", "some", "more", "most", "less", "least", "such", "into", "about", "after", "before", "between"]
+)
+
+
+def content_words(text: str) -> set[str]:
+    """The lower-cased words of ``text`` that are not stop words."""
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def _overlap(a: set[str], text: str) -> int:
+    return len(a & content_words(text))
+
+
+def evidence_stance_pairs(
+    source: str,
+    claims: Sequence[Claim],
+    abstracts: Mapping[str, Sequence[str]],
+    *,
+    other_nei: int = OTHER_NEI,
+    other_source: str = "",
+) -> list[Pair]:
+    """Rationale sentences of SciFact-layout claims (``meta['evidence']``) by label; an NEI claim's
+    ``meta['nei_sentences']`` as not enough info; and of the other sentences of each cited
+    abstract, the ``other_nei`` sharing most content words with the claim (all of them when
+    ``other_nei`` is negative) as not enough info, tagged ``other_source``."""
+    pairs: list[Pair] = []
+    for c in claims:
+        evidence = c.meta.get("evidence") or {}
+        words = content_words(c.text)
+        for doc_id in _cited(c):
+            sentences = abstracts.get(doc_id)
+            if sentences is None:
+                continue
+            gold: dict[int, StanceLabel] = {}
+            for ev in evidence.get(doc_id, []):
+                for i in ev["sentences"]:
+                    gold[int(i)] = SUPPORTS if ev["label"] == "SUPPORT" else REFUTES
+            for i in c.meta.get("nei_sentences") or []:
+                gold.setdefault(int(i), NOT_ENOUGH_INFO)
+            for i, label in sorted(gold.items()):
+                if 0 <= i < len(sentences):
+                    pairs.append(_pair(source, c, sentences[i], label, doc_id, i))
+            others = [i for i in range(len(sentences)) if i not in gold and sentences[i].strip()]
+            if other_nei >= 0:
+                others = sorted(others, key=lambda i: (-_overlap(words, sentences[i]), i))[:other_nei]
+            pairs.extend(_pair(other_source or source, c, sentences[i], NOT_ENOUGH_INFO, doc_id, i) for i in others)
+    return pairs
+
+
+def row_stance_pairs(source: str, claims: Sequence[Claim], sentence_key: str) -> list[Pair]:
+    """One pair per claim whose ``meta[sentence_key]`` is its evidence (HealthVer) or premise (NLI)
+    and ``meta['stance']`` its label."""
+    return [_pair(source, c, str(c.meta[sentence_key]), c.meta["stance"]) for c in claims]
+
+
+def consistency_pairs(pairs: Sequence[Pair], *, limit: int = CONSISTENCY_CLAIMS, seed: int = 0) -> list[Pair]:
+    """Up to ``limit`` distinct claims of ``pairs`` (one source's) with themselves (supports) and
+    with another of its claims sharing no content word (not enough info); the pairs keep the
+    claim's id and the source ``consistency:self`` / ``consistency:unrelated``."""
+    import random
+
+    by_claim: dict[str, Pair] = {}
+    for p in pairs:
+        by_claim.setdefault(p.claim, p)
+    rng = random.Random(seed)
+    out: list[Pair] = []
+    claims = sorted(by_claim.values(), key=lambda p: p.claim)
+    if len(claims) > 1:
+        for p in rng.sample(claims, min(limit, len(claims))):
+            claim = Claim(p.claim_id, p.claim)
+            out.append(_pair("consistency:self", claim, p.claim, SUPPORTS))
+            words = content_words(p.claim)
+            for _ in range(20):
+                other = rng.choice(claims).claim
+                if other != p.claim and not words & content_words(other):
+                    out.append(_pair("consistency:unrelated", claim, other, NOT_ENOUGH_INFO))
+                    break
+    return out
+
+
 # -- the builder ---------------------------------------------------------------------------------------
 
 
@@ -308,6 +418,7 @@ def build_stance_pairs(
     seed: int = 0,
     exclude_claim_ids: Collection[str] | None = None,
     mini: bool = False,
+    consistency: int = CONSISTENCY_CLAIMS,
     say: Callable[[str], None] = lambda _: None,
 ) -> list[StancePair]:
     """Every stance pair of ``sources`` (module docstring), augmented (:func:`augment_pairs`) when
@@ -317,7 +428,8 @@ def build_stance_pairs(
     ``exclude_claim_ids``: claims (of any source: the ids do not collide) that give no pair;
     default :func:`default_exclusions` (the SciFact held-out and dev claims). ``mini``: the SciFact
     and AVeriTeC fixtures (``fixtures/scifact_mini``, ``fixtures/averitec_mini``) instead of the
-    full sets, for tests.
+    full sets, for tests. ``consistency``: claims per source paired with themselves and with an
+    unrelated claim (:func:`consistency_pairs`; 0: none).
     """
     from factscout.datasets import load_dataset
     from factscout.datasets import scifact as scifact_data
@@ -352,6 +464,29 @@ def build_stance_pairs(
             ds = load_dataset("checkthat2022", split, root)
             pairs.extend(checkthat_stance_pairs(ds.claims, ds.corpus, ds.qrels))
         groups["checkthat"] = (licence_of("checkthat2022"), pairs)
+    if "checkcovid" in sources:
+        from factscout.datasets import checkcovid
+
+        ds = load_dataset("checkcovid", "train", root)
+        pairs = evidence_stance_pairs(
+            "checkcovid", ds.claims, checkcovid.load_abstract_sentences(root), other_source="checkcovid:other-nei"
+        )
+        groups["checkcovid"] = (licence_of("checkcovid"), pairs)
+    if "citint" in sources:
+        ds = load_dataset("citint", "train", root)
+        sentences = _abstract_sentences(root, "citint")
+        pairs = evidence_stance_pairs("citint", ds.claims, sentences, other_nei=-1, other_source="citint:cited-nei")
+        groups["citint"] = (licence_of("citint"), pairs)
+    if "healthver" in sources:
+        from factscout.datasets.healthver import fit_part_ids
+
+        fit = fit_part_ids(root)
+        claims = [c for c in load_dataset("healthver", "dev", root).claims if c.claim_id in fit]
+        groups["healthver"] = (licence_of("healthver"), row_stance_pairs("healthver", claims, "evidence"))
+    for nli, split in (("anli", "dev"), ("sick", "all")):
+        if nli in sources:
+            claims = list(load_dataset(nli, split, root).claims)
+            groups[nli] = (licence_of(nli), row_stance_pairs(nli, claims, "premise"))
     out: list[StancePair] = []
     for name, (licence, found) in groups.items():
         pairs = [p for p in found if p.claim_id not in excluded]
@@ -359,8 +494,10 @@ def build_stance_pairs(
             f"{name}: {len(pairs)} pairs"
             + (f" ({len(found) - len(pairs)} of excluded claims left out)" * (len(found) > len(pairs)))
         )
+        if consistency > 0 and name not in NLI_SOURCES:
+            pairs += consistency_pairs(pairs, limit=consistency, seed=seed)
         made = list(pairs)
-        if augment:
+        if augment and name not in NLI_SOURCES:
             from factscout.training.augment import augment_pairs
 
             # a tweet is rarely a declarative sentence: CheckThat's verified claim side is edited only
@@ -371,6 +508,14 @@ def build_stance_pairs(
             StancePair(p.claim, p.sentence, STANCE_LABELS[p.label], p.source, licence, p.claim_id, name) for p in made
         )
     return out
+
+
+def _abstract_sentences(root: Path | None, dataset: str) -> dict[str, list[str]]:
+    """``{doc_id: sentences}`` of a dataset in SciFact's layout (its ``corpus.jsonl``)."""
+    from factscout.datasets import base, scifact
+
+    folder = (root if root is not None else base.data_root()) / {"citint": "citation-integrity"}.get(dataset, dataset)
+    return {d: sents for d, (_, sents) in scifact.read_abstracts(scifact.corpus_path(folder, dataset)).items()}
 
 
 def counts_of(pairs: Iterable[StancePair]) -> dict[str, dict[str, int]]:
