@@ -90,6 +90,7 @@ def run_plan(
     import tempfile
 
     work = Path(tempfile.mkdtemp(prefix="stance-gpu-"))  # not under out: only whole results travel back
+    out.mkdir(parents=True, exist_ok=True)
     logs: dict[str, Any] = {"jobs": {}, "skipped": [], "device": device}
     rate: float | None = None  # pair-epochs per second, measured
     for job in plan:
