@@ -34,7 +34,7 @@ def main() -> None:
     from factscout.training.augment import DEFAULT_AUGMENTATIONS, augment_pairs
     from factscout.training.pseudo_claims import is_claim_like
     from factscout.training.stance_data import Pair
-    from factscout.training.stance_pairs import _cited, default_exclusions
+    from factscout.training.stance_pairs import cited_docs as _cited, default_exclusions
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("bundle", help="a stance-cross bundle (--stage prepare)")

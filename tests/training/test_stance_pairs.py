@@ -144,7 +144,7 @@ def test_checkthat_paraphrase_supports_and_bm25_neighbour_nei():
 @pytest.fixture(scope="module")
 def mini_pairs():
     try:
-        return build_stance_pairs(sources=("scifact", "averitec"), mini=True, augment=False)
+        return build_stance_pairs(sources=("scifact", "averitec"), mini=True, augment=False, consistency=0)
     except DataNotFound as exc:
         pytest.skip(str(exc))
 
@@ -191,7 +191,9 @@ def test_builder_is_deterministic_and_augments_only_supporting_pairs():
 
 def test_builder_supporting_edits_only_where_they_are_sound():
     try:
-        made = build_stance_pairs(sources=("scifact", "averitec"), mini=True, augmentations=("both", "reflip"))
+        made = build_stance_pairs(
+            sources=("scifact", "averitec"), mini=True, augmentations=("both", "reflip"), consistency=0
+        )
     except DataNotFound as exc:
         pytest.skip(str(exc))
     augmented = [p for p in made if p.source.startswith("aug:")]
@@ -262,9 +264,11 @@ def test_cli_unknown_augmentation_is_a_usage_error(tmp_path):
 
 def test_exclusions_apply_to_every_source():
     try:
-        kept = build_stance_pairs(sources=("averitec",), mini=True, augment=False, exclude_claim_ids=())
+        kept = build_stance_pairs(sources=("averitec",), mini=True, augment=False, exclude_claim_ids=(), consistency=0)
         some = sorted({p.claim_id for p in kept})[:3]
-        fewer = build_stance_pairs(sources=("averitec",), mini=True, augment=False, exclude_claim_ids=some)
+        fewer = build_stance_pairs(
+            sources=("averitec",), mini=True, augment=False, exclude_claim_ids=some, consistency=0
+        )
     except DataNotFound as exc:
         pytest.skip(str(exc))
     assert {p.claim_id for p in fewer} == {p.claim_id for p in kept} - set(some)

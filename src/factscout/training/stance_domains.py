@@ -44,7 +44,7 @@ def healthver_rows(path: str | Path | None = None, *, root: str | Path | None = 
     HealthVer's columns, e.g. its test split)."""
     from factscout.datasets import load_dataset
     from factscout.datasets.healthver import dev_part_ids
-    from factscout.training.stance_pairs import row_stance_pairs
+    from factscout.training.stance_sources import row_stance_pairs
 
     if path is None:
         keep = dev_part_ids(root)
@@ -57,7 +57,7 @@ def healthver_rows(path: str | Path | None = None, *, root: str | Path | None = 
 def checkcovid_rows(path: str | Path | None = None, *, root: str | Path | None = None) -> Rows:
     """Check-COVID evaluation pairs of the dev split, or of ``path`` (a claims file in its format)."""
     from factscout.datasets import checkcovid, load_dataset
-    from factscout.training.stance_pairs import evidence_stance_pairs
+    from factscout.training.stance_sources import evidence_stance_pairs
 
     claims = (
         load_dataset("checkcovid", "dev", root).claims if path is None else _load_file("checkcovid", Path(path)).claims
@@ -68,10 +68,10 @@ def checkcovid_rows(path: str | Path | None = None, *, root: str | Path | None =
 def citint_rows(path: str | Path | None = None, *, root: str | Path | None = None) -> Rows:
     """Citation-Integrity evaluation pairs of the dev split, or of ``path`` (SciFact-format claims)."""
     from factscout.datasets import load_dataset
-    from factscout.training.stance_pairs import _abstract_sentences, evidence_stance_pairs
+    from factscout.training.stance_sources import abstract_sentences, evidence_stance_pairs
 
     claims = load_dataset("citint", "dev", root).claims if path is None else _load_file("citint", Path(path)).claims
-    return _rows(evidence_stance_pairs("citint", claims, _abstract_sentences(_root(root), "citint"), other_nei=2))
+    return _rows(evidence_stance_pairs("citint", claims, abstract_sentences(_root(root), "citint"), other_nei=2))
 
 
 def _root(root: str | Path | None) -> Path | None:

@@ -79,7 +79,19 @@ from typing import Any
 
 from factscout.errors import InputError, UnknownName
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Passage, Query, StanceLabel
-from factscout.training.stance_data import LABEL_ID, Pair, covidfact_pairs
+from factscout.training.stance_data import Pair, covidfact_pairs
+from factscout.training.stance_sources import (  # noqa: F401  (the other sources' builders, re-exported)
+    CONSISTENCY_CLAIMS,
+    MAX_CHARS,
+    OTHER_NEI,
+    abstract_sentences,
+    cited_docs,
+    consistency_pairs,
+    content_words,
+    evidence_stance_pairs,
+    make_pair,
+    row_stance_pairs,
+)
 
 log = logging.getLogger(__name__)
 
@@ -87,12 +99,9 @@ SOURCES = ("scifact", "covidfact", "averitec", "checkthat", "checkcovid", "citin
 CONTRADICTING_SOURCES = ("scifact", "covidfact", "checkcovid", "citint")
 NLI_SOURCES = ("anli", "sick")
 """Sources whose pairs are not edited: written by annotators as contrasts already."""
-CONSISTENCY_CLAIMS = 400  # claims per source paired with themselves and with an unrelated claim
-OTHER_NEI = 2  # non-evidence sentences of the claim's abstract per Check-COVID / Citation-Integrity claim
 DEV_FRACTION = 0.15  # the SciFact dev part stance_cross.py chooses on (CrossConfig.dev_fraction)
 BM25_NEI = 3  # BM25 sentences of non-cited abstracts per SciFact claim
 CHECKTHAT_NEI = 2  # non-relevant top-BM25 verified claims per tweet
-MAX_CHARS = 600
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,12 +133,6 @@ class StancePair:
         }
 
 
-def _pair(source: str, claim: Claim, sentence: str, label: StanceLabel, doc_id: str = "", index: int = -1) -> Pair:
-    return Pair(
-        source, claim.claim_id, claim.text, " ".join(sentence.split())[:MAX_CHARS], LABEL_ID[label], doc_id, index
-    )
-
-
 # -- SciFact -------------------------------------------------------------------------------------------
 
 
@@ -155,11 +158,11 @@ def scifact_stance_pairs(
     """SciFact pairs (module docstring): rationales, other sentences of cited abstracts, and the
     top ``bm25_nei`` BM25 sentences of non-cited abstracts, for every claim not excluded."""
     kept = [c for c in claims if c.claim_id not in exclude_claim_ids]
-    barred = {d for c in claims if c.claim_id in exclude_claim_ids for d in _cited(c)}
+    barred = {d for c in claims if c.claim_id in exclude_claim_ids for d in cited_docs(c)}
     pairs: list[Pair] = []
     for c in kept:
         evidence = c.meta.get("evidence") or {}
-        for doc_id in _cited(c):
+        for doc_id in cited_docs(c):
             if doc_id not in abstracts:
                 continue
             gold: dict[int, StanceLabel] = {}
@@ -168,9 +171,9 @@ def scifact_stance_pairs(
                     gold[int(i)] = SUPPORTS if ev["label"] == "SUPPORT" else REFUTES
             for i, sentence in enumerate(abstracts[doc_id]):
                 if i in gold:
-                    pairs.append(_pair("scifact", c, sentence, gold[i], doc_id, i))
+                    pairs.append(make_pair("scifact", c, sentence, gold[i], doc_id, i))
                 else:
-                    pairs.append(_pair("scifact:cited-nei", c, sentence, NOT_ENOUGH_INFO, doc_id, i))
+                    pairs.append(make_pair("scifact:cited-nei", c, sentence, NOT_ENOUGH_INFO, doc_id, i))
     if bm25_nei > 0 and kept:
         pool = [
             Passage(f"{d}#{i}", d, "", s)
@@ -182,21 +185,17 @@ def scifact_stance_pairs(
         hits = _bm25(pool, [(c.claim_id, c.text) for c in kept], bm25_nei + 40)
         text_of = {p.passage_id: p.text for p in pool}
         for c in kept:
-            cited = set(_cited(c))
+            cited = set(cited_docs(c))
             taken = 0
             for pid in hits.get(c.claim_id, ()):
                 doc_id, _, index = pid.rpartition("#")
                 if doc_id in cited:
                     continue
-                pairs.append(_pair("scifact:bm25-nei", c, text_of[pid], NOT_ENOUGH_INFO, doc_id, int(index)))
+                pairs.append(make_pair("scifact:bm25-nei", c, text_of[pid], NOT_ENOUGH_INFO, doc_id, int(index)))
                 taken += 1
                 if taken == bm25_nei:
                     break
     return pairs
-
-
-def _cited(c: Claim) -> list[str]:
-    return list(dict.fromkeys([*map(str, c.meta.get("cited_doc_ids") or []), *(c.meta.get("evidence") or {})]))
 
 
 def _bm25(pool: Sequence[Passage], queries: Sequence[tuple[str, str]], k: int) -> dict[str, tuple[str, ...]]:
@@ -228,7 +227,7 @@ def covidfact_stance_pairs(claims: Sequence[Claim]) -> list[Pair]:
         log.info("COVID-Fact: %d counter-claims share no original's evidence list (kept)", unlinked)
     by_id = {c.claim_id: c for c in claims}
     return [
-        _pair("covidfact", by_id[p.claim_id], p.sentence, STANCE_LABELS[p.label], "", p.index)
+        make_pair("covidfact", by_id[p.claim_id], p.sentence, STANCE_LABELS[p.label], "", p.index)
         for p in covidfact_pairs(claims)
     ]
 
@@ -259,7 +258,7 @@ def averitec_stance_pairs(claims: Sequence[Claim]) -> list[Pair]:
                     text = f"{answer}. {' '.join(str(a['boolean_explanation']).split())}"
                 label = _averitec_label(verdict, boolean_no, text)
                 if label is not None:
-                    pairs.append(_pair("averitec", c, f"{question} {text}".strip(), label, "", qi))
+                    pairs.append(make_pair("averitec", c, f"{question} {text}".strip(), label, "", qi))
     return pairs
 
 
@@ -291,99 +290,15 @@ def checkthat_stance_pairs(
     for t in tweets:
         for vid, rel in sorted(qrels.get(t.claim_id, {}).items()):
             if rel > 0 and vid in claim_text:
-                pairs.append(_pair("checkthat", t, claim_text[vid], SUPPORTS, vid))
+                pairs.append(make_pair("checkthat", t, claim_text[vid], SUPPORTS, vid))
     if nei > 0 and tweets:
         pool = [Passage(p.passage_id, p.passage_id, "", claim_text[p.passage_id]) for p in vclaims]
         hits = _bm25(pool, [(t.claim_id, t.text) for t in tweets], nei + 10)
         for t in tweets:
             relevant = {v for v, r in qrels.get(t.claim_id, {}).items() if r > 0}
             others = [v for v in hits.get(t.claim_id, ()) if v not in relevant][:nei]
-            pairs.extend(_pair("checkthat", t, claim_text[v], NOT_ENOUGH_INFO, v) for v in others)
+            pairs.extend(make_pair("checkthat", t, claim_text[v], NOT_ENOUGH_INFO, v) for v in others)
     return pairs
-
-
-# -- Check-COVID, Citation-Integrity, HealthVer, NLI -----------------------------------------------------
-
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "by", "with", "as", "from", "that", "this", "these", "those", "it", "its", "not", "no", "than", "then", "there", "their", "they", "we", "our", "can", "could", "may", "might", "will", "would", "should", "has", "have", "had", "do", "does", "did", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "all", "any", "some", "more", "most", "less", "least", "such", "into", "about", "after", "before", "between"]
-)
-
-
-def content_words(text: str) -> set[str]:
-    """The lower-cased words of ``text`` that are not stop words."""
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
-
-
-def _overlap(a: set[str], text: str) -> int:
-    return len(a & content_words(text))
-
-
-def evidence_stance_pairs(
-    source: str,
-    claims: Sequence[Claim],
-    abstracts: Mapping[str, Sequence[str]],
-    *,
-    other_nei: int = OTHER_NEI,
-    other_source: str = "",
-) -> list[Pair]:
-    """Rationale sentences of SciFact-layout claims (``meta['evidence']``) by label; an NEI claim's
-    ``meta['nei_sentences']`` as not enough info; and of the other sentences of each cited
-    abstract, the ``other_nei`` sharing most content words with the claim (all of them when
-    ``other_nei`` is negative) as not enough info, tagged ``other_source``."""
-    pairs: list[Pair] = []
-    for c in claims:
-        evidence = c.meta.get("evidence") or {}
-        words = content_words(c.text)
-        for doc_id in _cited(c):
-            sentences = abstracts.get(doc_id)
-            if sentences is None:
-                continue
-            gold: dict[int, StanceLabel] = {}
-            for ev in evidence.get(doc_id, []):
-                for i in ev["sentences"]:
-                    gold[int(i)] = SUPPORTS if ev["label"] == "SUPPORT" else REFUTES
-            for i in c.meta.get("nei_sentences") or []:
-                gold.setdefault(int(i), NOT_ENOUGH_INFO)
-            for i, label in sorted(gold.items()):
-                if 0 <= i < len(sentences):
-                    pairs.append(_pair(source, c, sentences[i], label, doc_id, i))
-            others = [i for i in range(len(sentences)) if i not in gold and sentences[i].strip()]
-            if other_nei >= 0:
-                others = sorted(others, key=lambda i: (-_overlap(words, sentences[i]), i))[:other_nei]
-            pairs.extend(_pair(other_source or source, c, sentences[i], NOT_ENOUGH_INFO, doc_id, i) for i in others)
-    return pairs
-
-
-def row_stance_pairs(source: str, claims: Sequence[Claim], sentence_key: str) -> list[Pair]:
-    """One pair per claim whose ``meta[sentence_key]`` is its evidence (HealthVer) or premise (NLI)
-    and ``meta['stance']`` its label."""
-    return [_pair(source, c, str(c.meta[sentence_key]), c.meta["stance"]) for c in claims]
-
-
-def consistency_pairs(pairs: Sequence[Pair], *, limit: int = CONSISTENCY_CLAIMS, seed: int = 0) -> list[Pair]:
-    """Up to ``limit`` distinct claims of ``pairs`` (one source's) with themselves (supports) and
-    with another of its claims sharing no content word (not enough info); the pairs keep the
-    claim's id and the source ``consistency:self`` / ``consistency:unrelated``."""
-    import random
-
-    by_claim: dict[str, Pair] = {}
-    for p in pairs:
-        by_claim.setdefault(p.claim, p)
-    rng = random.Random(seed)
-    out: list[Pair] = []
-    claims = sorted(by_claim.values(), key=lambda p: p.claim)
-    if len(claims) > 1:
-        for p in rng.sample(claims, min(limit, len(claims))):
-            claim = Claim(p.claim_id, p.claim)
-            out.append(_pair("consistency:self", claim, p.claim, SUPPORTS))
-            words = content_words(p.claim)
-            for _ in range(20):
-                other = rng.choice(claims).claim
-                if other != p.claim and not words & content_words(other):
-                    out.append(_pair("consistency:unrelated", claim, other, NOT_ENOUGH_INFO))
-                    break
-    return out
 
 
 # -- the builder ---------------------------------------------------------------------------------------
@@ -474,7 +389,7 @@ def build_stance_pairs(
         groups["checkcovid"] = (licence_of("checkcovid"), pairs)
     if "citint" in sources:
         ds = load_dataset("citint", "train", root)
-        sentences = _abstract_sentences(root, "citint")
+        sentences = abstract_sentences(root, "citint")
         pairs = evidence_stance_pairs("citint", ds.claims, sentences, other_nei=-1, other_source="citint:cited-nei")
         groups["citint"] = (licence_of("citint"), pairs)
     if "healthver" in sources:
@@ -508,14 +423,6 @@ def build_stance_pairs(
             StancePair(p.claim, p.sentence, STANCE_LABELS[p.label], p.source, licence, p.claim_id, name) for p in made
         )
     return out
-
-
-def _abstract_sentences(root: Path | None, dataset: str) -> dict[str, list[str]]:
-    """``{doc_id: sentences}`` of a dataset in SciFact's layout (its ``corpus.jsonl``)."""
-    from factscout.datasets import base, scifact
-
-    folder = (root if root is not None else base.data_root()) / {"citint": "citation-integrity"}.get(dataset, dataset)
-    return {d: sents for d, (_, sents) in scifact.read_abstracts(scifact.corpus_path(folder, dataset)).items()}
 
 
 def counts_of(pairs: Iterable[StancePair]) -> dict[str, dict[str, int]]:
