@@ -48,6 +48,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/retrieval_speed.py
 	$(PY) benchmarks/query_planning.py --retriever bm25
 	$(PY) benchmarks/verdict.py --retriever hybrid
+	$(PY) benchmarks/calibration.py --retriever hybrid
 	$(PY) benchmarks/verdict_classifier.py
 	$(VENV)/bin/factscout train stance-pairs --out .factscout/stance-pairs.jsonl
 	$(PY) benchmarks/stance.py --pairs .factscout/stance-pairs.jsonl

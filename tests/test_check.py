@@ -233,3 +233,110 @@ def test_cli_check_one_claim_and_a_claims_file(index_dir, mini, tmp_path):
     assert r.exit_code != 0 and "exactly one" in r.output
     r = runner.invoke(app, ["check", "x", "--index", str(tmp_path / "missing")])
     assert r.exit_code == 2 and "error" in r.output
+
+
+# -- calibrated, selective verdicts (issue 38) ----------------------------------------------------
+
+
+def _trust_checker(tiny_corpus, p_supports, settings=None, **components):
+    """A checker over the tiny corpus whose every sentence supports the claim with ``p_supports``
+    (no model loads), with a confidence model whose confidence is that probability."""
+    from factscout.datasets.passages import sentences_of
+    from factscout.records import Sentence, Stance
+    from factscout.verify.confidence import FEATURE_NAMES, VerdictConfidence
+    from factscout.verify.verdict import CountRule
+
+    class EverySentence:
+        encoder = object()  # brings its own: the checker embeds nothing
+
+        def select_passage(self, claim, passage):
+            return [Sentence(passage.passage_id, i, t, 1.0) for i, t in enumerate(sentences_of(passage.text)[:1])]
+
+    class Supports:
+        def predict(self, claim, sentences):
+            p = (p_supports, 0.0, round(1 - p_supports, 6))
+            return [Stance(s.passage_id, s.index, "supports", p) for s in sentences]
+
+    n = len(FEATURE_NAMES)
+    components.setdefault(
+        "confidence",
+        VerdictConfidence([1.0] + [0.0] * (n - 1), 0.0, [0.0] * n, [1.0] * n, method="isotonic", iso_x=[0, 1],
+                          iso_y=[0, 1], threshold=0.55, fitted_with={"stance": "cross", "verdict": "rule"}),
+    )  # fmt: skip
+    settings = settings or CheckSettings(planner="claim", passages=2)
+    return Checker(
+        build_retriever(tiny_corpus, "bm25"),
+        settings,
+        selector=EverySentence(),
+        stance=Supports(),
+        rule=CountRule(1, 0.34),
+        **components,
+    )
+
+
+def test_a_low_confidence_call_is_withheld_and_the_report_says_why(tiny_corpus):
+    checker = _trust_checker(tiny_corpus, 0.41)
+    assert checker.min_confidence == 0.55  # the model's stored threshold is the default
+    report = checker.check(Claim("v", "vaccine trial efficacy report"))
+    v = report.verdict
+    assert (v.label, v.call, v.confidence) == ("not enough evidence", "supported", pytest.approx(0.41))
+    assert v.abstention == "low confidence 0.41 (< 0.55): would have been supported" and v.abstained
+    assert v.reason.startswith(v.abstention)
+    d = report.to_dict()["verdict"]
+    assert (d["label"], d["call"], d["abstention"]) == ("not enough evidence", "supported", v.abstention)
+    assert d["confidence"] == pytest.approx(0.41)
+    assert Report.from_dict(report.to_dict()).verdict == v
+    assert report.provenance["verdict_confidence"]["min_confidence"] == 0.55
+
+
+def test_a_confident_call_stands_and_a_given_threshold_wins(tiny_corpus):
+    claim = Claim("v", "vaccine trial efficacy report")
+    sure = _trust_checker(tiny_corpus, 0.8).check(claim).verdict
+    assert (sure.label, sure.call, sure.abstention) == ("supported", "supported", None)
+    assert sure.confidence == pytest.approx(0.8)
+    strict = _trust_checker(tiny_corpus, 0.8, CheckSettings(planner="claim", passages=2, min_verdict_confidence=0.9))
+    assert strict.check(claim).verdict.abstention == "low confidence 0.80 (< 0.9): would have been supported"
+    off = _trust_checker(tiny_corpus, 0.41, CheckSettings(planner="claim", passages=2, min_verdict_confidence=0))
+    assert off.check(claim).verdict.label == "supported"
+
+
+def test_no_evidence_is_not_low_confidence(tiny_corpus):
+    report = _trust_checker(tiny_corpus, 0.9).check(Claim("z", "Zxqv plorbt wibble."))
+    v = report.verdict
+    assert (v.label, v.abstention, v.confidence) == ("not enough evidence", "no evidence found", None)
+    assert report.to_dict()["verdict"]["call"] == "not enough evidence"
+
+
+def test_a_confidence_model_fitted_on_other_settings_is_not_used_by_default(tiny_corpus):
+    head = CheckSettings(planner="claim", passages=2, stance="head")
+    checker = _trust_checker(tiny_corpus, 0.41, head)
+    assert checker.confidence is None and checker.min_confidence == 0.0
+    assert "fitted on calls of stance 'cross'" in checker.provenance["verdict_confidence"]["unused"]
+    assert checker.check(Claim("v", "vaccine trial efficacy report")).verdict.label == "supported"
+    given = _trust_checker(tiny_corpus, 0.41, CheckSettings(planner="claim", stance="head", min_verdict_confidence=0.5))
+    assert given.confidence is not None and any("miscalibrated" in w for w in given.provenance["warnings"])
+
+
+def test_a_threshold_without_a_confidence_model_is_an_error(tiny_corpus, monkeypatch):
+    import factscout.check
+
+    monkeypatch.setattr(factscout.check, "shipped", lambda: None)
+    with pytest.raises(InputError, match="needs a verdict confidence model"):
+        _trust_checker(tiny_corpus, 0.5, CheckSettings(min_verdict_confidence=0.5), confidence=None)
+    assert _trust_checker(tiny_corpus, 0.5, confidence=None).min_confidence == 0.0  # none shipped: never abstain
+
+
+def test_old_reports_without_the_confidence_fields_read_back():
+    d = {"format": FORMAT, "claim_id": "c", "claim": "x", "date": None, "queries": [], "evidence": [],
+         "verdict": {"label": "supported", "method": "m", "reason": "r",
+                     "counts": {"supporting": 1, "refuting": 0, "neutral": 0}}}  # fmt: skip
+    v = Report.from_dict(d).verdict
+    assert (v.confidence, v.call, v.abstention, v.abstained) == (None, "supported", None, False)
+
+
+@pytest.mark.parametrize("bad", ["1.5", "-0.2"])
+def test_cli_refuses_a_min_confidence_outside_0_1_before_loading_anything(tmp_path, bad):
+    r = runner.invoke(app, ["check", "x", "--index", str(tmp_path / "missing"), "--min-confidence", bad])
+    assert r.exit_code == 2
+    assert "must be a number from 0 to 1" in r.output and "missing" not in r.output  # before the index is read
+    assert len(r.output.strip().splitlines()) == 1, r.output

@@ -11,10 +11,13 @@ def test_demo_on_the_mini_fixture_reuses_its_index(tmp_path):
     assert first.scores["nDCG@10"] > 0.8
     assert [r.claim.claim_id for r in first.reports] == [c.claim_id for c, _ in first.examples]
     assert all(r.verdict.label in {"supported", "refuted", "not enough evidence"} for r in first.reports)
+    held = first.heldout  # the 4 fixture claims on the held-out list, checked for the closing scores
+    assert held is not None and held.claims == 4 and 0.0 <= held.macro_f1 <= 1.0 and 0.0 <= held.ndcg10 <= 1.0
+    assert held.definite.calls <= 4 and 0.0 <= held.definite.coverage <= 1.0
     gen = sorted((tmp_path / "idx").glob("gen-*"))
     again = run_demo(retriever="bm25", index=tmp_path / "idx", n_claims=2, k=3, dataset="scifact_mini", check=False)
     assert sorted((tmp_path / "idx").glob("gen-*")) == gen, "a matching index is reused, not rebuilt"
-    assert again.scores == first.scores
+    assert again.scores == first.scores and again.heldout is None
 
 
 def test_demo_command(tmp_path):
@@ -26,6 +29,8 @@ def test_demo_command(tmp_path):
     assert "verdict:" in result.output and "queries:" in result.output
     assert "cited abstracts found by the claim query at rank" in result.output
     assert "nDCG@10" in result.output
+    assert "held out from training" in result.output and "verdict macro-F1" in result.output
+    assert "definite calls" in result.output and "precision" in result.output and "coverage" in result.output
 
 
 def test_the_demo_encodes_its_corpus_in_int8_when_it_can(monkeypatch):

@@ -18,11 +18,11 @@ per step and :class:`Checker` composes them, each looked up in its step's regist
 5. **select** evidence sentences from the top ``passages`` passages (``SELECTORS``);
 6. classify each selected sentence's **stance** (``STANCE_MODELS``) and give the **verdict**
    (``VERDICT_METHODS``: the Quin+ count rule, whose counted sentences every report marks, or
-   the QuanTemp++ classifier).
+   the QuanTemp++ classifier); a definite verdict gets its calibrated **confidence** and below
+   ``min_verdict_confidence`` factscout **abstains**, saying why (:mod:`factscout.verify.confidence`).
 
-Any step can also be passed in as an object that follows its protocol. Claims are planned and
-searched in batches; a claim with no evidence gets the verdict ``not enough evidence``, never
-an error.
+Any step can also be passed in as an object that follows its protocol. Claims are planned and searched
+in batches; a claim with no evidence gets the verdict ``not enough evidence``, never an error.
 """
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ from factscout.verify.base import (
     make_verdict_method,
     split_stance_name,
 )
+from factscout.verify.confidence import abstention_policy, check_min_confidence, selective_verdict, shipped
 from factscout.verify.ensemble import KIND as ENSEMBLE
 from factscout.verify.ensemble import rename_members
 from factscout.verify.stance import PairwiseStance, to_stance
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
     from factscout.retrieve.base import Retriever
     from factscout.retrieve.sentences import SentenceData
     from factscout.verify.classifier import VerdictClassifier
+    from factscout.verify.confidence import VerdictConfidence
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +99,8 @@ class CheckSettings:
     verdict: str = "rule"  # or "classifier": the QuanTemp++ classifier over the top-3 evidence (4 labels)
     threshold: float | None = None  # embedding-threshold selector; None: the tuned default
     min_evidence: int | None = None  # count rule; None: the tuned defaults
-    min_confidence: float | None = None
+    min_confidence: float | None = None  # count rule: a sentence's stance probability to count it
+    min_verdict_confidence: float | None = None  # check --min-confidence; None: the one chosen on dev claims
     max_queries: int | None = None
     temporal: str | None = None  # time-aware re-ranking with this temporal ranking (temporal/rerank.py)
     temporal_weight: float = 0.3
@@ -119,6 +122,8 @@ class CheckSettings:
             RERANKERS["time-aware"](self.temporal, self.temporal_weight)  # an unknown method lists the known ones
         if self.fast not in (None, True, False):
             raise InputError(f"fast must be true, false or null (the measured default), got {self.fast!r}")
+        if self.min_verdict_confidence is not None:
+            check_min_confidence(self.min_verdict_confidence, "min_verdict_confidence (--min-confidence)")
 
     def int8_queries(self, retriever: str | None) -> bool:
         """Whether an index of this kind has its queries embedded by the int8 MiniLM: always with
@@ -156,9 +161,9 @@ class Retrieved:
 class Checker:
     """Checks claims against one index. Build it once; models load on first use and are shared.
 
-    Each step comes from its registry under the name ``settings`` gives it. Pass your own
-    ``planner``, ``selector``, ``stance`` model, count ``rule``, ``reranker`` or sentence
-    ``encoder`` to swap any of them (``reranker=None`` with ``rerank=False`` skips re-ranking).
+    Each step comes from its registry under the name ``settings`` gives it. Pass your own ``planner``,
+    ``selector``, ``stance`` model, count ``rule``, ``reranker``, sentence ``encoder`` or verdict
+    ``confidence`` model to swap any of them (``reranker=None`` with ``rerank=False`` skips re-ranking).
     """
 
     def __init__(
@@ -172,6 +177,7 @@ class Checker:
         rule: CountRule | None = None,
         reranker: Reranker | None = None,
         encoder: SentenceEncoder | None = None,
+        confidence: VerdictConfidence | None = None,
         provenance: dict[str, Any] | None = None,
     ) -> None:
         from factscout.fuse import make_fusion
@@ -209,14 +215,18 @@ class Checker:
             s.verdict, rule=self.rule, classifier=self._load_classifier
         )
         self.provenance = {"settings": asdict(s), "rule": repr(self.rule), **self.provenance}
+        policy = abstention_policy(confidence or shipped(), s.stance, s.verdict, s.min_verdict_confidence)
+        self.confidence, self.min_confidence = policy.model, policy.min_confidence
+        self.provenance.update(policy.provenance)
+        warnings = policy.warnings
         trained_with = getattr(self.verdict_method, "trained_with", None)
         if trained_with is not None and trained_with != s.stance:
-            warning = (
-                f"the {s.verdict} verdict was trained on stances of the {trained_with!r} stance model, "
-                f"not {s.stance!r}: its probabilities may be off (retrain it with --stance {s.stance})"
-            )
+            warnings.insert(0, f"the {s.verdict} verdict was trained on stances of the {trained_with!r} stance model, not "
+                            f"{s.stance!r}: its probabilities may be off (retrain it with --stance {s.stance})")  # fmt: skip
+        for warning in warnings:
             log.warning(warning)
-            self.provenance["warnings"] = [warning]
+        if warnings:
+            self.provenance["warnings"] = warnings
 
     @classmethod
     def from_index(
@@ -438,6 +448,7 @@ class Checker:
         if stances is None:
             stances = self.stance.predict(claim, flat) if flat else []
         verdict = self.verdict_method.judge(claim, stances, ranking, self.store)
+        verdict = selective_verdict(verdict, stances, self.confidence, self.min_confidence)
         counted = {(x.passage_id, x.sentence_index): side for side, xs in (
             (SUPPORTS, verdict.supporting), (REFUTES, verdict.refuting)) for x in xs}  # fmt: skip
         stance_of = {(x.passage_id, x.sentence_index): x for x in stances}
@@ -470,6 +481,9 @@ class Checker:
             supporting=len(verdict.supporting),
             refuting=len(verdict.refuting),
             neutral=len(verdict.neutral),
+            confidence=verdict.confidence,
+            call=verdict.call,
+            abstention=verdict.abstention,
         )
         return Report(claim, queries, tuple(evidence), summary, {**self.provenance, **extra})
 

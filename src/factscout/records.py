@@ -394,6 +394,13 @@ class Verdict:
     ``supporting``/``refuting`` hold the confident stances that were counted; ``neutral`` the
     rest (not-enough-info stances and stances below the confidence threshold). ``method`` names
     the verdict method that gave ``label`` (the report shows it).
+
+    Set by the check pipeline's abstention step (:mod:`factscout.verify.confidence`):
+    ``confidence``, the calibrated probability that the definite call (``call``) is right (``None``
+    when there was no definite call or no confidence model); ``call``, the method's own verdict
+    before abstaining (``None``: not recorded, read as ``label``); ``abstention``, why the verdict
+    is not a definite call ("low confidence 0.41 (< 0.55): would have been supported", "no
+    evidence found"...), ``None`` for a definite one.
     """
 
     label: VerdictLabel
@@ -402,7 +409,13 @@ class Verdict:
     neutral: tuple[Stance, ...]
     reason: str
     method: str = ""
+    confidence: float | None = None
+    call: VerdictLabel | None = None
+    abstention: str | None = None
 
     def __post_init__(self) -> None:
-        if self.label not in VERDICT_LABELS:
-            raise InputError(f"verdict label {self.label!r} is not one of {', '.join(VERDICT_LABELS)}")
+        for label in (self.label, self.call):
+            if label is not None and label not in VERDICT_LABELS:
+                raise InputError(f"verdict label {label!r} is not one of {', '.join(VERDICT_LABELS)}")
+        if self.confidence is not None and not 0.0 <= self.confidence <= 1.0:
+            raise InputError(f"a verdict confidence is a probability in [0, 1], got {self.confidence!r}")

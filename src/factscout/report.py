@@ -21,7 +21,10 @@ it and the web page renders it, all from :meth:`Report.to_dict`, whose layout is
       }],
       "verdict": {"label": "supported" | "refuted" | "not enough evidence" | "conflicting",
                   "method": str, "reason": str,
-                  "counts": {"supporting": int, "refuting": int, "neutral": int}},
+                  "counts": {"supporting": int, "refuting": int, "neutral": int},
+                  "confidence": float | null,                 # calibrated P(the definite call is right)
+                  "call": <label>,                            # the method's verdict before abstaining
+                  "abstention": str | null},                  # why the verdict is not a definite call
       "timeline": [{"passage_id", "published", "days_from_claim", "after_claim"}],  # by date
       "leakage": {"dated": int, "after_claim": int, "share": float},  # dated evidence on/after the claim date
       "provenance": {...}                                     # components and model hashes
@@ -30,6 +33,14 @@ it and the web page renders it, all from :meth:`Report.to_dict`, whose layout is
 ``sentences`` are the highlighted sentences (the ones the selector kept); a passage's
 ``stance`` is the side of its most confident counted sentence, ``not enough info`` when none
 was counted. ``counts`` count sentences, as the Quin+ rule does.
+
+``confidence`` is given for a definite call (``supported`` / ``refuted``) when a confidence model
+is loaded (:mod:`factscout.verify.confidence`), also when the call was then withheld; ``call`` is
+the call the verdict method made, which differs from ``label`` only when factscout abstained;
+``abstention`` says why a ``not enough evidence`` verdict is not definite: "low confidence 0.41
+(< 0.55): would have been supported" is not "no evidence found" nor "evidence did not reach the
+rule's thresholds". Reports written before these three fields read back with ``null``, ``label``
+and ``null``.
 """
 
 from __future__ import annotations
@@ -94,10 +105,21 @@ class VerdictSummary:
     supporting: int
     refuting: int
     neutral: int
+    confidence: float | None = None  # calibrated P(the definite call is right), kept when abstaining
+    call: VerdictLabel | None = None  # the method's own verdict before abstaining (None given: label)
+    abstention: str | None = None  # why the verdict is not definite (None for a definite one)
 
     def __post_init__(self) -> None:
-        if self.label not in VERDICTS:
-            raise InputError(f"verdict label {self.label!r} is not one of {', '.join(VERDICTS)}")
+        for label in (self.label, self.call):
+            if label is not None and label not in VERDICTS:
+                raise InputError(f"verdict label {label!r} is not one of {', '.join(VERDICTS)}")
+        if self.call is None:
+            object.__setattr__(self, "call", self.label)  # frozen: set once, here
+
+    @property
+    def abstained(self) -> bool:
+        """Whether factscout withheld the method's definite call (its confidence was too low)."""
+        return self.call is not None and self.call != self.label
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +166,9 @@ class Report:
                     "refuting": self.verdict.refuting,
                     "neutral": self.verdict.neutral,
                 },
+                "confidence": self.verdict.confidence,
+                "call": self.verdict.call,
+                "abstention": self.verdict.abstention,
             },
             "timeline": [
                 {
@@ -193,8 +218,17 @@ class Report:
                 for e in d["evidence"]
             )
             v, counts = d["verdict"], d["verdict"]["counts"]
+            confidence = v.get("confidence")
             verdict = VerdictSummary(
-                v["label"], v["method"], v["reason"], counts["supporting"], counts["refuting"], counts["neutral"]
+                v["label"],
+                v["method"],
+                v["reason"],
+                counts["supporting"],
+                counts["refuting"],
+                counts["neutral"],
+                confidence=None if confidence is None else float(confidence),
+                call=v.get("call"),
+                abstention=v.get("abstention"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"malformed {FORMAT} record for claim {d.get('claim_id')!r}: {exc!r}") from exc

@@ -25,14 +25,14 @@ OPTIONS = {
     "--output --queries --query --ray --run --undated -i -o",
     "plan": "--alpha --claims --gamma --input --justification --lambda --mmr --out --output --planner -i -o",
     "evaluate": "--compare --input --json --metrics --per-query --qrels --run -i",
-    "check": "--claims --date --date-filter --depth --fast --fusion --html --index --input --json --no-date-filter --no-fast --out --output "
-    "--passages --planner --ray --rerank --selector --stance --verdict --workers -i -o claim",
+    "check": "--claims --date --date-filter --depth --fast --fusion --html --index --input --json --min-confidence --no-date-filter "
+    "--no-fast --out --output --passages --planner --ray --rerank --selector --stance --verdict --workers -i -o claim",
     "stance": "--batch-size --device --input --out --output --pairs --stance -i -o",
     "trajectories": "--claims --depth --index --input --keep-set --negatives --no-keep-set --out --output --qrels --ray --reward --seed --top-n "
     "--workers -i -o",
     "rewrite": "--claim-id --claims --index --input --max-steps --out --output --policy --qrels --reward --seed -i -o claim",
-    "demo": "--claims --dataset --index --k --planner --retriever",
-    "serve": "--fast --host --index --max-pending --no-fast --passages --planner --policy --port --qrels --rerank --selector --stance --state --threads "
+    "demo": "--claims --dataset --heldout --index --k --planner --retriever",
+    "serve": "--fast --host --index --max-pending --min-confidence --no-fast --passages --planner --policy --port --qrels --rerank --selector --stance --state --threads "
     "--token --verdict",
     "collect": "--allow-host --base-url --claims --distractors --drift-from --exclude-domain --host-interval --input "
     "--min-interval --no-crawl --no-mmr --out --output --planner --provider --replay --results --threshold -i -o",

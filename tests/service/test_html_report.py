@@ -172,3 +172,36 @@ def test_cli_check_html_for_one_claim_and_for_a_claims_file(served_index, mini, 
     assert len(jsonl.read_text().splitlines()) == 4
     r = runner.invoke(app, base)
     assert r.exit_code != 0 and "--out" in r.output and "--html" in r.output
+
+
+def _verdict_report(**verdict):
+    from factscout.report import Report, VerdictSummary
+
+    summary = VerdictSummary(method="quin+ count rule", reason="r", supporting=1, refuting=0, neutral=0, **verdict)
+    return Report(Claim("c1", "Vitamin D prevents falls."), (), (), summary)
+
+
+def test_the_report_shows_why_a_call_was_withheld_and_a_definite_calls_confidence():
+    why = "low confidence 0.41 (< 0.55): would have been supported"
+    withheld = _verdict_report(label="not enough evidence", confidence=0.41, call="supported", abstention=why)
+    sure = _verdict_report(label="supported", confidence=0.8, call="supported")
+    none = _verdict_report(label="not enough evidence", abstention="no evidence found")
+    html = render_html([withheld, sure, none])
+    assert_self_contained(html)
+    text = " ".join(unescape(re.sub(r"<[^>]+>", "", html)).split())
+    assert f"Why not a definite call: {why}" in text
+    assert "Confidence 0.80: the calibrated probability that this call is right" in text
+    assert "Why not a definite call: no evidence found" in text
+    assert text.count("Confidence 0.") == 1  # a withheld call's confidence is in its reason, not shown as trust
+
+
+def test_the_served_page_draws_the_same_trust_view():
+    from factscout.serve.page import templates
+
+    macro = templates().from_string('{% import "_views.html" as views %}{{ views.trust_view(v) }}')
+    shown = " ".join(
+        macro.render(v={"label": "refuted", "call": "refuted", "confidence": 0.9, "abstention": None}).split()
+    )
+    assert 'Confidence <strong class="confidence-value">0.90</strong>' in shown
+    index = (CSS.parent.parent / "templates" / "index.html").read_text()
+    assert "views.trust_view(v)" in index

@@ -55,7 +55,8 @@ def test_check_report(client, mini):
     body = client.post("/v1/check", json={"claim": claim.text, "date": "2016-06-01"}).json()
     assert set(body) == REPORT and body["evidence"]
     assert all(set(e) == EVIDENCE for e in body["evidence"])
-    assert set(body["verdict"]) == {"label", "method", "reason", "counts"}
+    # issue 38 added the calibrated confidence, the call before abstaining and why it abstained
+    assert set(body["verdict"]) == {"label", "method", "reason", "counts", "confidence", "call", "abstention"}
     assert set(body["leakage"]) == {"dated", "after_claim", "share"}
     assert any(e["sentences"] for e in body["evidence"])
     sentence = next(s for e in body["evidence"] for s in e["sentences"])

@@ -13,7 +13,7 @@ from factscout.check import CheckSettings
 from factscout.cli.main import app
 
 runner = CliRunner()
-SETTINGS = ["--stance", "--verdict", "--rerank", "--selector"]
+SETTINGS = ["--stance", "--verdict", "--rerank", "--selector", "--min-confidence"]
 
 
 def _option_help(output: str, flag: str) -> str:
@@ -39,6 +39,7 @@ def test_serve_has_checks_settings_with_the_same_help():
         (["--verdict", "nope"], "no verdict method 'nope'; known: classifier, learned, rule"),
         (["--selector", "bi"], "no selector 'bi'; known:"),
         (["--stance", "stanse"], "stance"),
+        (["--min-confidence", "1.5"], "must be a number from 0 to 1"),
     ],
 )
 def test_bad_settings_stop_before_anything_loads(tmp_path, args, message):

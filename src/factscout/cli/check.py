@@ -67,6 +67,16 @@ def check(
             " measured within noise of fp32: the stance cross-encoder and a hybrid index's queries",
         ),
     ] = None,
+    min_confidence: Annotated[
+        float | None,
+        typer.Option(
+            "--min-confidence",
+            metavar="P",
+            help="withhold a supported/refuted verdict whose calibrated confidence is below P (0 to 1): it becomes"
+            " 'not enough evidence' and the report says why; default: the threshold chosen on dev claims for"
+            " precision >= 0.80 (0: never withhold)",
+        ),
+    ] = None,
     ray: RayOption = None,
     workers: Annotated[int | None, typer.Option(help="with --ray: checker actors (default: one per CPU)")] = None,
 ) -> None:
@@ -93,6 +103,7 @@ def check(
         stance=stance,
         verdict=verdict,
         fast=fast,
+        min_verdict_confidence=min_confidence,
     )
     if ray is not None:
         if claims is None:

@@ -177,6 +177,10 @@ def print_report(report: Any) -> None:
     out.rule(f"[bold]{report.claim.text}[/]")
     out.print(f"verdict: [bold {colour}]{v.label}[/]  ({v.supporting} supporting, {v.refuting} refuting, "
               f"{v.neutral} neutral sentences; {v.method})", highlight=False)  # fmt: skip
+    if v.confidence is not None and not v.abstained:
+        out.print(f"confidence: {v.confidence:.2f} (calibrated probability that this call is right)", highlight=False)
+    if v.abstention:
+        out.print(f"why not a definite call: {v.abstention}", highlight=False, soft_wrap=True)
     out.print("queries: " + " | ".join(q.text for q in report.queries), highlight=False, soft_wrap=True)
     for stance, group in report.grouped().items():
         if not group:

@@ -25,15 +25,27 @@ def demo(
     k: Annotated[int, typer.Option(help="hits shown per claim")] = 5,
     dataset: Annotated[str, typer.Option(help=" or ".join(_SCIFACT))] = "scifact",
     planner: Annotated[str, typer.Option(help="planner for the checked claims")] = "decompose",
+    heldout: Annotated[
+        int | None,
+        typer.Option(
+            "--heldout",
+            help="held-out claims checked for the closing scores (default: all; 0: none)",
+            min=0,
+        ),
+    ] = None,
 ) -> None:
-    """Index SciFact, score retrieval on its train claims and check example claims end to end (offline)."""
+    """Index SciFact, score retrieval on its train claims and check example claims end to end (offline);
+    end with the scores of the claims held out from training: nDCG@10, verdict macro-F1 and the precision
+    and coverage of the definite verdicts."""
     quiet_libraries()
     from factscout.demo import run_demo
 
     err.print(
         f"[bold]factscout demo[/]: SciFact, {retriever} retrieval (first run builds the index; later runs reuse it)"
     )
-    result = run_demo(retriever=retriever, index=index, n_claims=claims, k=k, dataset=dataset, planner=planner)
+    result = run_demo(
+        retriever=retriever, index=index, n_claims=claims, k=k, dataset=dataset, planner=planner, heldout=heldout
+    )
     for (claim, ranking), report in zip(result.examples, result.reports, strict=True):
         print_report(report)
         gold = {str(g) for g in claim.meta.get("cited_doc_ids", [])}
@@ -45,3 +57,14 @@ def demo(
         )
     out.rule(f"all {result.n_queries} {dataset} train claims")
     out.print("  ".join(f"{name} {value:.4f}" for name, value in result.scores.items()))
+    held = result.heldout
+    if held is not None:
+        out.rule(f"{held.claims} {dataset} train claims held out from training")
+        d = held.definite
+        precision = "-" if d.precision is None else f"{d.precision:.4f}"
+        threshold = f"--min-confidence {held.min_confidence:g}" if held.min_confidence else "no abstention"
+        out.print(
+            f"nDCG@10 {held.ndcg10:.4f}  verdict macro-F1 {held.macro_f1:.4f}  definite calls ({threshold}): "
+            f"precision {precision}, coverage {d.coverage:.4f} ({d.calls} calls)",
+            highlight=False,
+        )

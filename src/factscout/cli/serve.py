@@ -23,12 +23,14 @@ if typing.TYPE_CHECKING:  # the value types; typer reads the options below
     RerankOption: typing.TypeAlias = bool
     SelectorOption: typing.TypeAlias = str
     FastOption: typing.TypeAlias = bool | None
+    MinConfidenceOption: typing.TypeAlias = float | None
 else:
     StanceOption = _CHECK_OPTIONS["stance"]
     VerdictOption = _CHECK_OPTIONS["verdict"]
     RerankOption = _CHECK_OPTIONS["rerank"]
     SelectorOption = _CHECK_OPTIONS["selector"]
     FastOption = _CHECK_OPTIONS["fast"]
+    MinConfidenceOption = _CHECK_OPTIONS["min_confidence"]
 
 
 @friendly
@@ -66,11 +68,12 @@ def serve(
     rerank: RerankOption = _CHECK_DEFAULTS["rerank"],
     selector: SelectorOption = _CHECK_DEFAULTS["selector"],
     fast: FastOption = _CHECK_DEFAULTS["fast"],
+    min_confidence: MinConfidenceOption = _CHECK_DEFAULTS["min_confidence"],
 ) -> None:
     """Serve the HTTP API (/v1/check, /v1/checks, /v1/search, /v1/plan, /v1/rewrite) and the web page.
 
-    The check settings (--stance, --verdict, --rerank, --selector, --fast/--no-fast) are those of
-    `factscout check`."""
+    The check settings (--stance, --verdict, --rerank, --selector, --fast/--no-fast, --min-confidence)
+    are those of `factscout check`."""
     quiet_libraries()
     from factscout.check import Checker, CheckSettings
     from factscout.formats.trec import read_qrels
@@ -93,6 +96,7 @@ def serve(
         rerank=rerank,
         selector=selector,
         fast=fast,
+        min_verdict_confidence=min_confidence,
     )
     read_manifest(index)  # a missing or broken index is reported before any model loads
     from factscout.serve.jobs import JobStore

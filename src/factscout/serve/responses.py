@@ -212,6 +212,15 @@ class Verdict(_Response):
     method: str
     reason: str
     counts: VerdictCounts
+    confidence: float | None = Field(
+        description="calibrated probability that the definite call (`call`) is right; null without a definite call "
+        "or a confidence model"
+    )
+    call: VerdictLabel = Field(description="the verdict method's call; differs from `label` when factscout abstained")
+    abstention: str | None = Field(
+        description="why the verdict is not definite: 'low confidence 0.41 (< 0.55): would have been supported', "
+        "'no evidence found', 'evidence did not reach the rule's thresholds'...; null for a definite verdict"
+    )
 
 
 class TimelineEntry(_Response):

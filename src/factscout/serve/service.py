@@ -100,6 +100,7 @@ class Service:
                 rule=base.rule,
                 reranker=base.reranker,
                 encoder=base.encoder,
+                confidence=base.confidence,
                 provenance=info,
             )
         return self._checkers[key]

@@ -13,8 +13,8 @@ cross-encoder with an all-mpnet-base-v2 one, weights chosen on SciFact dev: docs
 ``ensemble:cross+nli:cross-encoder/nli-deberta-v3-base``.
 
 The count rule's thresholds (:attr:`EnsembleStance.rule_thresholds`) are those of the heaviest
-member (the first among equals) when it carries its own, else the defaults; ``check
---min-evidence/--min-confidence`` override them.
+member (the first among equals) when it carries its own, else the defaults; ``CheckSettings``'s
+``min_evidence``/``min_confidence`` override them.
 """
 
 from __future__ import annotations
