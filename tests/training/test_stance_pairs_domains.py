@@ -75,7 +75,7 @@ def test_consistency_pairs():
         "Statins raise muscle pain among elderly patients.",
     ]
     base = [Pair("x", f"c{i}", t, "some sentence", 0) for i, t in enumerate(texts)]
-    out = consistency_pairs(base, limit=10, seed=0)
+    out = consistency_pairs(base, limit=10, seed=0, max_overlap=0.0, partners=1)
     selfs = [p for p in out if p.source == "consistency:self"]
     assert sorted(p.claim for p in selfs) == sorted(texts) and all(p.sentence == p.claim for p in selfs)
     assert all(p.label == LABEL_ID["supports"] for p in selfs)
@@ -84,6 +84,18 @@ def test_consistency_pairs():
         p.label == LABEL_ID["not enough info"] and not content_words(p.claim) & content_words(p.sentence)
         for p in unrelated
     )
-    assert consistency_pairs(base, limit=10, seed=0) == out
+    assert consistency_pairs(base, limit=10, seed=0, max_overlap=0.0, partners=1) == out
+    two = [p for p in consistency_pairs(base, limit=10, seed=0) if p.source == "consistency:unrelated"]
+    assert len(two) == 2 * len(texts)  # two partners each by default (any overlap <= 0.1 allowed)
     assert consistency_pairs(base[:1]) == []
     assert Claim("a", texts[0]).text == texts[0]
+
+
+def test_cli_literals_match_the_builder():
+    from factscout.cli import train as cli
+    from factscout.training import stance_pairs, stance_sources
+
+    assert cli.PAIR_SOURCES == stance_pairs.SOURCES
+    assert cli.CONSISTENCY_CLAIMS == stance_sources.CONSISTENCY_CLAIMS
+    assert cli.UNRELATED_OVERLAP == stance_sources.UNRELATED_OVERLAP
+    assert cli.UNRELATED_PARTNERS == stance_sources.UNRELATED_PARTNERS

@@ -22,9 +22,11 @@ from factscout.cli.common import friendly, read_claims
 from factscout.cli.train_app import Out, _command, _override, _say, _summary, _threads, app
 from factscout.errors import InputError, UnknownName
 
-# training.stance_pairs.SOURCES and CONSISTENCY_CLAIMS as literals (a test keeps them in step)
+# training.stance_pairs.SOURCES and the consistency defaults as literals (a test keeps them in step)
 PAIR_SOURCES = ("scifact", "covidfact", "averitec", "checkthat", "checkcovid", "citint", "healthver", "anli", "sick")
-CONSISTENCY_CLAIMS = 400
+CONSISTENCY_CLAIMS = 800
+UNRELATED_OVERLAP = 0.1
+UNRELATED_PARTNERS = 2
 
 
 @app.command("stance", help=f"Train {_summary('stance')}; tune the Quin+ selector and count rule.")
@@ -376,6 +378,12 @@ def stance_pairs(
     consistency: Annotated[
         int, typer.Option(help="claims per source paired with themselves and with an unrelated claim (0: none)")
     ] = CONSISTENCY_CLAIMS,
+    unrelated_overlap: Annotated[
+        float, typer.Option(help="most content-word overlap (Jaccard) of an unrelated claim; 0: no shared word")
+    ] = UNRELATED_OVERLAP,
+    unrelated_partners: Annotated[
+        int, typer.Option(help="unrelated claims per consistency claim")
+    ] = UNRELATED_PARTNERS,
     no_augment: Annotated[bool, typer.Option("--no-augment", help="no counterfactual pairs")] = False,
     augmentations: Annotated[
         str | None,
@@ -410,6 +418,8 @@ def stance_pairs(
         seed=seed,
         exclude_claim_ids=excluded,
         consistency=consistency,
+        unrelated_overlap=unrelated_overlap,
+        unrelated_partners=unrelated_partners,
         say=_say,
     )
     path, counts_path = write_stance_pairs(out, pairs)

@@ -133,6 +133,27 @@ def run_plan(
     return logs
 
 
+def loso_table(logs: dict[str, Any]) -> str:
+    """The leave-one-out jobs of a run's ``logs.json`` as a markdown table: dev macro-F1 per domain
+    and the mean, with each job's difference from the reference fit (``loso-none``)."""
+    jobs = {k.removeprefix("loso-"): v["stage1"] for k, v in logs["jobs"].items() if k.startswith("loso-")}
+    if "none" not in jobs:
+        return ""
+    best = {name: max(log["dev_per_domain"], key=lambda d: sum(d.values())) for name, log in jobs.items()}
+    domains = list(best["none"])
+    ref = sum(best["none"].values()) / len(domains)
+    lines = [
+        "| left out | pairs | " + " | ".join(domains) + " | mean | vs all |",
+        "|---|---:|" + "---:|" * (len(domains) + 2),
+    ]
+    for name, scores in best.items():
+        mean = sum(scores.values()) / len(domains)
+        label = "nothing (reference)" if name == "none" else name
+        cells = " | ".join(f"{scores[d]:.4f}" for d in domains)
+        lines.append(f"| {label} | {jobs[name]['pairs']:,} | {cells} | {mean:.4f} | {mean - ref:+.4f} |")
+    return "\n".join(lines)
+
+
 def read_bundle(path: Path) -> dict[str, Any]:
     """A stance bundle, gzipped (``.gz``) or not."""
     opener = gzip.open if path.suffix == ".gz" else open
@@ -142,18 +163,26 @@ def read_bundle(path: Path) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bundle", type=Path, required=True)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--bundle", type=Path)
+    parser.add_argument("--table", type=Path, help="print the leave-one-out table of a run's logs.json and stop")
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--seconds", type=float, default=480.0, help="stop starting jobs after this long")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--jobs", default="", help="comma-separated job names of the default plan (default: all)")
     parser.add_argument("--dry-run", action="store_true", help="3 steps a stage on a few pairs (a CPU check)")
     args = parser.parse_args(argv)
+    if args.table is not None:
+        print(loso_table(json.loads(args.table.read_text())))
+        return 0
+    if args.bundle is None:
+        parser.error("--bundle is required")
     deadline = time.monotonic() + args.seconds
     bundle = read_bundle(args.bundle)
     plan = [j for j in DEFAULT_PLAN if not args.jobs or j.name in args.jobs.split(",")]
     if args.dry_run:
         plan = [replace(j, max_pairs=64, max_length=32) for j in plan]
+    if args.out is None:
+        parser.error("--out is required")
     args.out.mkdir(parents=True, exist_ok=True)
     run_plan(bundle, plan, args.out, deadline=deadline, device=args.device, dry_run=args.dry_run)
     return 0

@@ -55,8 +55,8 @@ Sources (the pair's ``source`` tag, counted and ablated separately):
     enough info. Not edited (:data:`NLI_SOURCES`): their contrasts are written by annotators.
 ``consistency:self`` / ``consistency:unrelated``
     Up to :data:`CONSISTENCY_CLAIMS` claims of each source but the NLI ones paired with themselves
-    (supports) and with another claim of the same source that shares no content word (not
-    enough info); the self pairs are edited like every supporting pair, so a claim paired with
+    (supports) and with two other claims of the same source whose content words overlap its own by
+    at most 0.1 (Jaccard: a topic word may be shared; not enough info); the self pairs are edited like every supporting pair, so a claim paired with
     its own negation is refuted and with its subject swapped is not enough info. A model that
     calls a near-copy of the claim a contradiction fails this before it fails anything else.
 ``aug:<name>``
@@ -84,6 +84,8 @@ from factscout.training.stance_sources import (  # noqa: F401  (the other source
     CONSISTENCY_CLAIMS,
     MAX_CHARS,
     OTHER_NEI,
+    UNRELATED_OVERLAP,
+    UNRELATED_PARTNERS,
     abstract_sentences,
     cited_docs,
     consistency_pairs,
@@ -334,6 +336,8 @@ def build_stance_pairs(
     exclude_claim_ids: Collection[str] | None = None,
     mini: bool = False,
     consistency: int = CONSISTENCY_CLAIMS,
+    unrelated_overlap: float = UNRELATED_OVERLAP,
+    unrelated_partners: int = UNRELATED_PARTNERS,
     say: Callable[[str], None] = lambda _: None,
 ) -> list[StancePair]:
     """Every stance pair of ``sources`` (module docstring), augmented (:func:`augment_pairs`) when
@@ -344,7 +348,8 @@ def build_stance_pairs(
     default :func:`default_exclusions` (the SciFact held-out and dev claims). ``mini``: the SciFact
     and AVeriTeC fixtures (``fixtures/scifact_mini``, ``fixtures/averitec_mini``) instead of the
     full sets, for tests. ``consistency``: claims per source paired with themselves and with an
-    unrelated claim (:func:`consistency_pairs`; 0: none).
+    unrelated claim (:func:`consistency_pairs`; 0: none), ``unrelated_partners`` unrelated claims
+    each, overlapping it by at most ``unrelated_overlap`` (Jaccard of content words).
     """
     from factscout.datasets import load_dataset
     from factscout.datasets import scifact as scifact_data
@@ -410,7 +415,9 @@ def build_stance_pairs(
             + (f" ({len(found) - len(pairs)} of excluded claims left out)" * (len(found) > len(pairs)))
         )
         if consistency > 0 and name not in NLI_SOURCES:
-            pairs += consistency_pairs(pairs, limit=consistency, seed=seed)
+            pairs += consistency_pairs(
+                pairs, limit=consistency, seed=seed, max_overlap=unrelated_overlap, partners=unrelated_partners
+            )
         made = list(pairs)
         if augment and name not in NLI_SOURCES:
             from factscout.training.augment import augment_pairs

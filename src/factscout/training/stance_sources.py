@@ -13,7 +13,9 @@ from factscout.records import NOT_ENOUGH_INFO, REFUTES, SUPPORTS, Claim, StanceL
 from factscout.training.stance_data import LABEL_ID, Pair
 
 MAX_CHARS = 600
-CONSISTENCY_CLAIMS = 400  # claims per source paired with themselves and with an unrelated claim
+CONSISTENCY_CLAIMS = 800  # claims per source paired with themselves and with unrelated claims
+UNRELATED_OVERLAP = 0.1  # most content-word overlap (Jaccard) of an unrelated claim
+UNRELATED_PARTNERS = 2  # unrelated claims per consistency claim
 OTHER_NEI = 2  # non-evidence sentences of the claim's abstract per Check-COVID / Citation-Integrity claim
 
 
@@ -158,10 +160,23 @@ def row_stance_pairs(source: str, claims: Sequence[Claim], sentence_key: str) ->
     return [make_pair(source, c, str(c.meta[sentence_key]), c.meta["stance"]) for c in claims]
 
 
-def consistency_pairs(pairs: Sequence[Pair], *, limit: int = CONSISTENCY_CLAIMS, seed: int = 0) -> list[Pair]:
+def jaccard(a: set[str], b: set[str]) -> float:
+    """The Jaccard overlap of two word sets (0 when both are empty)."""
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def consistency_pairs(
+    pairs: Sequence[Pair],
+    *,
+    limit: int = CONSISTENCY_CLAIMS,
+    seed: int = 0,
+    max_overlap: float = UNRELATED_OVERLAP,
+    partners: int = UNRELATED_PARTNERS,
+) -> list[Pair]:
     """Up to ``limit`` distinct claims of ``pairs`` (one source's) with themselves (supports) and
-    with another of its claims sharing no content word (not enough info); the pairs keep the
-    claim's id and the source ``consistency:self`` / ``consistency:unrelated``."""
+    with ``partners`` other claims of it whose content words overlap the claim's by at most
+    ``max_overlap`` (Jaccard; 0: no shared word; the default lets a topic word such as "COVID-19" be shared) as not enough info; the pairs keep the claim's id
+    and the source ``consistency:self`` / ``consistency:unrelated``."""
     import random
 
     by_claim: dict[str, Pair] = {}
@@ -175,11 +190,14 @@ def consistency_pairs(pairs: Sequence[Pair], *, limit: int = CONSISTENCY_CLAIMS,
             claim = Claim(p.claim_id, p.claim)
             out.append(make_pair("consistency:self", claim, p.claim, SUPPORTS))
             words = content_words(p.claim)
-            for _ in range(20):
+            found: set[str] = set()
+            for _ in range(20 * partners):
                 other = rng.choice(claims).claim
-                if other != p.claim and not words & content_words(other):
+                if other != p.claim and other not in found and jaccard(words, content_words(other)) <= max_overlap:
+                    found.add(other)
                     out.append(make_pair("consistency:unrelated", claim, other, NOT_ENOUGH_INFO))
-                    break
+                    if len(found) == partners:
+                        break
     return out
 
 
