@@ -84,10 +84,10 @@ def run_plan(
 ) -> dict[str, Any]:
     """Run ``plan`` until ``deadline`` (a ``time.monotonic()`` value); write kept models as
     ``out/<job>.npz`` and every job's log to ``out/logs.json`` (rewritten after each job)."""
+    import tempfile
+
     from factscout.training.stance_cross import FIT_LOG, CrossConfig, fit
     from factscout.verify.cross_stance import MODEL_FILE
-
-    import tempfile
 
     work = Path(tempfile.mkdtemp(prefix="stance-gpu-"))  # not under out: only whole results travel back
     out.mkdir(parents=True, exist_ok=True)
