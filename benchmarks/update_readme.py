@@ -166,6 +166,49 @@ HEADLINES = [
         },
     ),
     Headline(
+        "Stance across four domains: the default cross-encoder (`factscout stance`)",
+        "dev pairs of SciFact, HealthVer, Check-COVID, Citation-Integrity",
+        "mean macro-F1 {cross} (HealthVer {healthver}, Check-COVID {checkcovid})",
+        "the model it replaced {old}",
+        "results.md#judgment-beyond-scifact-issue-38-five-more-datasets-four-domains-choose-a-consistency-suite",
+        {
+            "cross": _c("stance_domains", "mean (chooses)", stance_model="cross"),
+            "healthver": _c("stance_domains", "healthver dev", stance_model="cross"),
+            "checkcovid": _c("stance_domains", "checkcovid dev", stance_model="cross"),
+            "old": _c("stance_domains", "mean (chooses)", stance_model="cross:.factscout/cross_issue16.npz"),
+        },
+    ),
+    Headline(
+        "Stance consistency: a claim with itself, an unrelated claim, a swapped subject",
+        "held-out claims of four domains",
+        "supports {self}, not enough info {unrelated}, decided {subject}",
+        "the model it replaced: {old_self}, {old_unrelated}, {old_subject}",
+        "results.md#judgment-beyond-scifact-issue-38-five-more-datasets-four-domains-choose-a-consistency-suite",
+        {
+            "self": _c("consistency", "self → supports", stance_model="`cross`"),
+            "unrelated": _c("consistency", "unrelated → not enough info", stance_model="`cross`"),
+            "subject": _c("consistency", "subject: supports/refutes", stance_model="`cross`"),
+            "old_self": _c("consistency", "self → supports", stance_model="`cross:.factscout/cross_issue16.npz`"),
+            "old_unrelated": _c(
+                "consistency", "unrelated → not enough info", stance_model="`cross:.factscout/cross_issue16.npz`"
+            ),
+            "old_subject": _c(
+                "consistency", "subject: supports/refutes", stance_model="`cross:.factscout/cross_issue16.npz`"
+            ),
+        },
+    ),
+    Headline(
+        "Verdict: `check` end to end on news claims (Check-COVID, closed pool of 347 abstracts)",
+        "Check-COVID dev, 207 claims",
+        "macro-F1 {check}",
+        "majority {majority}",
+        "results.md#judgment-beyond-scifact-issue-38-five-more-datasets-four-domains-choose-a-consistency-suite",
+        {
+            "check": _c("verdict_domains", "macro-F1", system="factscout check, stance `cross`", passages_read="5"),
+            "majority": _c("verdict_domains", "macro-F1", system="majority class of train (supported)"),
+        },
+    ),
+    Headline(
         "Verdict classifier (QuanTemp++, 4 labels)",
         "AVeriTeC train, 5-fold CV",
         "macro-F1 {shipped}",
