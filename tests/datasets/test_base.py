@@ -14,18 +14,23 @@ from factscout.errors import DataNotFound, InputError, UnknownName
 from factscout.records import Claim, Query
 
 ALL_NAMES = [
+    "anli",
     "averitec",
     "averitec_beir",
     "averitec_mini",
+    "checkcovid",
     "checkthat2022",
+    "citint",
     "claimdecomp",
     "covidfact",
+    "healthver",
     "hover",
     "multifc",
     "multifc_mini",
     "quantemp",
     "scifact",
     "scifact_mini",
+    "sick",
 ]
 
 

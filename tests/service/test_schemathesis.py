@@ -29,6 +29,11 @@ from schemathesis.specs.openapi.checks import (  # noqa: E402
     status_code_conformance,
 )
 
+# imported (so assertion-rewritten by pytest, schemathesis being a plugin) at collection, not inside the
+# test: under CPython 3.11.7 its rewrite failed once deep in a full run with "SystemError: AST
+# constructor recursion depth mismatch" (a CPython bug fixed in 3.11.8)
+from schemathesis.specs.openapi.schemas import OpenApiSchema  # noqa: E402, F401
+
 from factscout.serve import create_app  # noqa: E402
 
 MAX_EXAMPLES = 25  # per operation and generation mode
