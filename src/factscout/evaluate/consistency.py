@@ -11,7 +11,7 @@ counterfactual edits, live in :mod:`factscout.training.stance_consistency`.
 
 The measure is per kind: the share of cases that get the :data:`EXPECTED` label, and for
 :data:`SUBJECT` also the share called supports or refutes (the error the kind exists for).
-:data:`TARGETS` holds the bars a model is chosen against (issue 38); kinds without a target are
+:data:`TARGETS` holds the bars a model is chosen against; kinds without a target are
 reported only.
 
 Scoring takes any ``score(claims, sentences) -> (n, 3)`` probability function in
@@ -93,7 +93,7 @@ TARGETS: dict[str, Target] = {
     NEGATION: Target(NEGATION, "expected", True, 0.80),
     SUBJECT: Target(SUBJECT, "decided", False, 0.10),
 }
-"""The bars of issue 38 (paraphrase and direction have none: reported only)."""
+"""The bars a model must clear (paraphrase and direction have none: reported only)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,7 +66,7 @@ def section(counts: Mapping[str, Any], domains: Mapping[str, Any], consistency: 
         lines.append(f"| `{name}`{mark} | " + " | ".join(f"{100 * rates[k]:.1f}%" for k in KINDS) + " |")
     lines += [
         "",
-        "Bars (issue 38): self ≥ 98 %, unrelated ≥ 98 %, negation ≥ 80 %, swapped subject decided ≤ 10 %.",
+        "Bars: self ≥ 98 %, unrelated ≥ 98 %, negation ≥ 80 %, swapped subject decided ≤ 10 %.",
         "Reproduce: `python benchmarks/stance_domains.py --stance cross` and "
         "`python benchmarks/consistency.py --stance cross --per-domain 60`.",
         END,

@@ -23,7 +23,7 @@ when it is clean (:func:`clean_subject_swap`): a swap that trades a polarity wor
 outcomes" -> "negative outcomes", "Alirocumab treatment" -> "Ineffective treatment") reverses the
 claim instead, and one inside brackets only renames an abbreviation.
 
-The challenge set (:func:`swapped_subject_set`) is issue 38's "about this claim, not its topic":
+The challenge set (:func:`swapped_subject_set`) asks whether a stance is about this claim, not its topic:
 supporting pairs of the training sources (:func:`training_support_pairs`: SciFact fitting claims'
 rationale sentences, COVID-Fact supported evidence) with the claim's subject swapped, where the
 sentence names the replaced subject and not its replacement, so the sentence is now about another
