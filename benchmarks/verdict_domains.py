@@ -70,9 +70,9 @@ def domain_split(domain: str, path: str | None) -> tuple[list[Claim], list[Passa
         data = load_dataset(domain, "dev")
         source = f"{DOMAINS[domain]} dev"
     else:
-        from factscout.training.stance_domains import _load_file  # a file read by the dataset's own loader
+        from factscout.training.stance_domains import load_split_file  # read by the dataset's own loader
 
-        data = _load_file(domain, Path(path))
+        data = load_split_file(domain, path)
         source = f"{DOMAINS[domain]} {Path(path).name}"
     return list(data.claims), list(data.corpus), source
 

@@ -35,11 +35,7 @@ def dev_stances(k: int, stance: str = "cross") -> dict[str, tuple[list[str], lis
     from factscout.training.stance_pairs import scifact_dev_ids
     from factscout.verify.stance import to_stance
 
-    settings = (
-        CheckSettings(stance=stance, min_verdict_confidence=0.0)
-        if hasattr(CheckSettings(), "min_verdict_confidence")
-        else CheckSettings(stance=stance)
-    )
+    settings = CheckSettings(stance=stance, min_verdict_confidence=0.0)
     out = {}
     sci = load_dataset("scifact", "train")
     dev_ids = scifact_dev_ids(sci.claims, read_heldout_ids())
@@ -106,14 +102,9 @@ def main() -> int:
             rows.append((round(mean, 6), -distance, min_evidence, c, f1))
     rows.sort(reverse=True)
     best = rows[0]
-    stored_row = (
-        next(
-            r
-            for r in rows
-            if r[2] == stored.get("min_evidence") and abs(r[3] - stored.get("min_confidence", -1)) < 1e-9
-        )
-        if any(r[2] == stored.get("min_evidence") and abs(r[3] - stored.get("min_confidence", -1)) < 1e-9 for r in rows)
-        else None
+    stored_row = next(
+        (r for r in rows if r[2] == stored.get("min_evidence") and abs(r[3] - stored.get("min_confidence", -1)) < 1e-9),
+        None,
     )
     table = [[r[2], f"{r[3]:.2f}", *(round(v, 4) for v in r[4].values()), round(r[0], 4)] for r in rows[:10]]
     print(markdown_table(["min_evidence", "min_confidence", *data, "mean"], table))

@@ -67,9 +67,19 @@ def _abstracts(folder: Path) -> dict[str, tuple[str, list[str]]]:
 @register_loader("checkcovid", ("dev", "train"))
 def load(split: str, root: Path) -> Dataset:
     """Check-COVID ``dev`` (207 claims) or ``train`` (1,068) with the pool of 347 abstracts."""
-    folder = root / FOLDER
+    return _read(split, require_file(root / FOLDER / _CLAIM_FILES[split], "checkcovid"), root / FOLDER)
+
+
+def load_file(claims_path: str | Path, *, root: str | Path | None = None, split: str = "eval") -> Dataset:
+    """Any claims file in Check-COVID's layout (e.g. its test split) against the 347 abstracts of
+    ``root`` (default: the data folder)."""
+    from factscout.datasets.base import data_root
+
+    return _read(split, require_file(Path(claims_path), "checkcovid"), Path(root or data_root()) / FOLDER)
+
+
+def _read(split: str, path: Path, folder: Path) -> Dataset:
     docs = _abstracts(folder)
-    path = require_file(folder / _CLAIM_FILES[split], "checkcovid")
     claims: list[Claim] = []
     qrels: Qrels = {}
     for lineno, row in read_jsonl(path):

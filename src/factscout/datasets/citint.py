@@ -69,6 +69,26 @@ def load(split: str, root: Path) -> Dataset:
     return _map_refute(ds)
 
 
+def load_file(claims_path: str | Path, *, root: str | Path | None = None, split: str = "eval") -> Dataset:
+    """Any claims file in SciFact's layout citing the Citation-Integrity corpus (e.g. its test split)."""
+    from factscout.datasets.base import data_root, require_file
+
+    path = require_file(Path(claims_path), "citint").resolve()  # an absolute name: the folder is ignored
+    folder = Path(root or data_root()) / FOLDER
+    return _map_refute(
+        read_scifact_format("citint", split, folder, str(path), source=SOURCE, clean=clean_claim, id_prefix=ID_PREFIX)
+    )
+
+
+def load_abstract_sentences(root: str | Path | None = None) -> dict[str, list[str]]:
+    """``{doc_id: [sentence, ...]}`` of the 3,063 cited abstracts (evidence indices index these lists)."""
+    from factscout.datasets.base import data_root
+    from factscout.datasets.scifact import corpus_path, read_abstracts
+
+    folder = Path(root or data_root()) / FOLDER
+    return {d: sentences for d, (_, sentences) in read_abstracts(corpus_path(folder, "citint")).items()}
+
+
 def download(dest: str | Path) -> Path:
     """Fetch the three files into ``dest/citation-integrity``."""
     return fetch_all({name: github_raw(_REPO, _COMMIT, f"data/citint/{name}") for name in _FILES}, Path(dest) / FOLDER)

@@ -63,7 +63,15 @@ def in_dev_part(topic: str) -> bool:
 @register_loader("healthver", ("dev",))
 def load(split: str, root: Path) -> Dataset:
     """The 1,917 HealthVer dev rows as claims, with the pool of their evidence texts."""
-    path = require_file(root / FOLDER / DATA_FILE, "healthver")
+    return _read(split, require_file(root / FOLDER / DATA_FILE, "healthver"))
+
+
+def load_file(path: str | Path, *, split: str = "eval") -> Dataset:
+    """Any CSV in HealthVer's columns (e.g. its test split), read as :func:`load` reads dev."""
+    return _read(split, require_file(Path(path), "healthver"))
+
+
+def _read(split: str, path: Path) -> Dataset:
     claims: list[Claim] = []
     corpus: dict[str, Passage] = {}
     qrels: Qrels = {}

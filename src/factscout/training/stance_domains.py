@@ -50,7 +50,7 @@ def healthver_rows(path: str | Path | None = None, *, root: str | Path | None = 
         keep = dev_part_ids(root)
         claims = [c for c in load_dataset("healthver", "dev", root).claims if c.claim_id in keep]
     else:
-        claims = list(_load_file("healthver", Path(path)).claims)
+        claims = list(load_split_file("healthver", path).claims)
     return _rows(row_stance_pairs("healthver", claims, "evidence"))
 
 
@@ -60,51 +60,30 @@ def checkcovid_rows(path: str | Path | None = None, *, root: str | Path | None =
     from factscout.training.stance_sources import evidence_stance_pairs
 
     claims = (
-        load_dataset("checkcovid", "dev", root).claims if path is None else _load_file("checkcovid", Path(path)).claims
+        load_dataset("checkcovid", "dev", root).claims if path is None else load_split_file("checkcovid", path).claims
     )
     return _rows(evidence_stance_pairs("checkcovid", claims, checkcovid.load_abstract_sentences(root), other_nei=1))
 
 
 def citint_rows(path: str | Path | None = None, *, root: str | Path | None = None) -> Rows:
     """Citation-Integrity evaluation pairs of the dev split, or of ``path`` (SciFact-format claims)."""
-    from factscout.datasets import load_dataset
-    from factscout.training.stance_sources import abstract_sentences, evidence_stance_pairs
+    from factscout.datasets import citint, load_dataset
+    from factscout.training.stance_sources import evidence_stance_pairs
 
-    claims = load_dataset("citint", "dev", root).claims if path is None else _load_file("citint", Path(path)).claims
-    return _rows(evidence_stance_pairs("citint", claims, abstract_sentences(_root(root), "citint"), other_nei=2))
-
-
-def _root(root: str | Path | None) -> Path | None:
-    return None if root is None else Path(root)
+    claims = load_dataset("citint", "dev", root).claims if path is None else load_split_file("citint", path).claims
+    return _rows(evidence_stance_pairs("citint", claims, citint.load_abstract_sentences(root), other_nei=2))
 
 
-def _load_file(dataset: str, path: Path) -> Any:
-    """A split given as a file in the dataset's own format (read by the dataset's loader)."""
-    import shutil
-    import tempfile
+def load_split_file(dataset: str, path: str | Path) -> Any:
+    """Another split of ``dataset`` (``healthver``, ``checkcovid``, ``citint``) given as a file in its
+    own format, read by the loader's ``load_file``."""
+    import importlib
 
-    from factscout.datasets import base, checkcovid, citint, healthver, load_dataset
     from factscout.errors import InputError
 
-    if not path.is_file():
+    if not Path(path).is_file():
         raise InputError(f"no such file: {path}")
-    with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp)
-        if dataset == "healthver":
-            folder = data / healthver.FOLDER
-            folder.mkdir()
-            shutil.copy(path, folder / healthver.DATA_FILE)
-            return load_dataset("healthver", "dev", data)
-        source = base.data_root() / (checkcovid.FOLDER if dataset == "checkcovid" else citint.FOLDER)
-        folder = data / source.name
-        shutil.copytree(source, folder)
-        split = "dev"
-        target = folder / (
-            "dev/covidCheck_dev_composed+extracted.json" if dataset == "checkcovid" else "claims_dev.jsonl"
-        )
-        target.unlink()
-        shutil.copy(path, target)
-        return load_dataset(dataset, split, data)
+    return importlib.import_module(f"factscout.datasets.{dataset}").load_file(path)
 
 
 BUILDERS: Mapping[str, Callable[..., Rows]] = {

@@ -86,7 +86,6 @@ from factscout.training.stance_sources import (  # noqa: F401  (the other source
     OTHER_NEI,
     UNRELATED_OVERLAP,
     UNRELATED_PARTNERS,
-    abstract_sentences,
     cited_docs,
     consistency_pairs,
     content_words,
@@ -394,7 +393,9 @@ def build_stance_pairs(
         groups["checkcovid"] = (licence_of("checkcovid"), pairs)
     if "citint" in sources:
         ds = load_dataset("citint", "train", root)
-        sentences = abstract_sentences(root, "citint")
+        from factscout.datasets import citint
+
+        sentences = citint.load_abstract_sentences(root)
         pairs = evidence_stance_pairs("citint", ds.claims, sentences, other_nei=-1, other_source="citint:cited-nei")
         groups["citint"] = (licence_of("citint"), pairs)
     if "healthver" in sources:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, SUPPORTS, Claim, StanceLabel
 from factscout.training.stance_data import LABEL_ID, Pair
@@ -199,11 +198,3 @@ def consistency_pairs(
                     if len(found) == partners:
                         break
     return out
-
-
-def abstract_sentences(root: Path | None, dataset: str) -> dict[str, list[str]]:
-    """``{doc_id: sentences}`` of a dataset in SciFact's layout (its ``corpus.jsonl``)."""
-    from factscout.datasets import base, scifact
-
-    folder = (root if root is not None else base.data_root()) / {"citint": "citation-integrity"}.get(dataset, dataset)
-    return {d: sents for d, (_, sents) in scifact.read_abstracts(scifact.corpus_path(folder, dataset)).items()}
