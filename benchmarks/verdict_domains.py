@@ -50,18 +50,15 @@ from factscout.report import Report
 
 NAME = "verdict_domains"
 DOMAINS = {"checkcovid": "Check-COVID", "citint": "Citation-Integrity"}
-DEFINITE = LABELS[:2]  # supported, refuted
 
 
 def definite_calls(gold: Sequence[str], pred: Sequence[str]) -> tuple[int, float | None, float]:
     """The definite calls (``supported`` / ``refuted``) among ``pred``: how many, their precision
-    (the share matching ``gold``; ``None`` when there is none) and their coverage (the share of the
-    claims whose gold label is definite that receive a definite call)."""
-    calls = [(g, p) for g, p in zip(gold, pred, strict=True) if p in DEFINITE]
-    gold_definite = sum(g in DEFINITE for g in gold)
-    precision = sum(g == p for g, p in calls) / len(calls) if calls else None
-    coverage = sum(g in DEFINITE for g, _ in calls) / gold_definite if gold_definite else 0.0
-    return len(calls), precision, coverage
+    (``None`` when there is none) and their coverage (:func:`factscout.evaluate.calibration.definite_calls`)."""
+    from factscout.evaluate.calibration import definite_calls as score
+
+    s = score(gold, pred)
+    return s.calls, s.precision, s.coverage
 
 
 def domain_split(domain: str, path: str | None) -> tuple[list[Claim], list[Passage], str]:

@@ -3,7 +3,6 @@ verdict scores, the similarity-only baseline, bootstrap intervals, and temperatu
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -191,13 +190,8 @@ def fit_temperature(logits: np.ndarray, gold: Sequence[int]) -> float:
 
 
 def expected_calibration_error(probs: np.ndarray, gold: Sequence[int], bins: int = 10) -> float:
-    """Expected calibration error of the top-class confidence (equal-width bins)."""
-    conf = probs.max(axis=1)
-    right = probs.argmax(axis=1) == np.asarray(gold)
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    ece = 0.0
-    for lo, hi in itertools.pairwise(edges):
-        inside = (conf > lo) & (conf <= hi)
-        if inside.any():
-            ece += float(inside.mean()) * abs(float(right[inside].mean()) - float(conf[inside].mean()))
-    return ece
+    """Expected calibration error of the top-class confidence (equal-width bins:
+    :func:`factscout.evaluate.calibration.expected_calibration_error`)."""
+    from factscout.evaluate.calibration import expected_calibration_error as ece
+
+    return ece(probs.max(axis=1), probs.argmax(axis=1) == np.asarray(gold), bins)
