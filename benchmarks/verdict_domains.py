@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import ROOT, machine, markdown_table, publish, quiet, write_predictions
-from verdict import COLUMNS, LABELS, gold_label, row_of, scores
+from verdict import COLUMNS, gold_label, row_of, scores
 
 from factscout.check import Checker, CheckSettings
 from factscout.datasets import load_dataset
