@@ -83,7 +83,7 @@ def test_search_plan_and_rewrite(client, mini):
     remove = next(e for t in body["tokens"] for e in t["edits"] if e["kind"] == "remove")
     edited = client.post("/v1/rewrite", json={"query": claim.text, "action": remove["action"], "claim_id": CLAIM_ID})
     assert edited.status_code == 200
-    assert edited.json()["edit"]["description"] == remove["description"]
+    assert edited.json()["edit"]["description"] == remove["description"] and edited.json()["edit"]["applied"]
     assert edited.json()["query"] != claim.text and len(edited.json()["tokens"]) == len(body["tokens"]) - 1
 
 
@@ -104,6 +104,15 @@ def test_search_plan_and_rewrite(client, mini):
         ("/v1/search", {"query": "ok", "k": 101}, "k", "less than or equal to 100"),
         ("/v1/search", {"query": "ok", "k": "ten"}, "k", "integer"),
         ("/v1/rewrite", {"query": "ok", "action": 128}, "action", "less than or equal to 127"),
+        # what the schema calls invalid the server refuses (as schemathesis checks)
+        ("/v1/check", {"claim": "ok", "date_filter": 0}, "date_filter", "valid boolean"),
+        ("/v1/rewrite", {"query": "ok", "suggest": "yes"}, "suggest", "valid boolean"),
+        ("/v1/search", {"query": "ok", "k": "5"}, "k", "integer"),
+        ("/v1/search", {"query": "ok", "k": True}, "k", "integer"),
+        ("/v1/plan", {"claim": "ok", "date": ""}, "date", "ISO date"),
+        ("/v1/search", {"query": "ok", "date": ""}, "date", "ISO date"),
+        ("/v1/search", {"query": "ok", "date": "2019-W01-1"}, "date", "ISO date"),
+        ("/v1/search", {"query": "ok", "date": "0000-01-01"}, "date", "ISO date"),
     ],
 )
 def test_malformed_requests_are_422_json_naming_the_field(client, path, body, field, message):
@@ -115,20 +124,48 @@ def test_malformed_requests_are_422_json_naming_the_field(client, path, body, fi
     assert any(d["field"] == field and message in d["message"] for d in error["details"])
 
 
+def test_an_action_the_query_does_not_allow_leaves_it_unchanged(client):
+    """A valid action id that does not apply to this query is answered, not refused (the schema
+    cannot say which actions a query allows): the query stays, and ``edit`` says why."""
+    r = client.post("/v1/rewrite", json={"query": "folate", "action": 100})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["query"] == "folate" and body["edit"]["applied"] is False and body["edit"]["action"] == 100
+    assert "not valid on a 1-token query" in body["edit"]["description"]
+
+
+def test_what_the_schema_calls_valid_is_accepted(client):
+    assert client.post("/v1/search", json={"query": "folate", "k": 5.0}).status_code == 200  # a JSON integer
+    r = client.post("/v1/checks", json={"claim": None, "claims": [{"claim": "Folate lowers homocysteine."}]})
+    assert r.status_code == 202, r.text
+
+
+def test_the_schema_states_the_servers_rules(client):
+    from factscout.plan import PLANNERS
+
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    assert schemas["ClaimText"]["pattern"].startswith("^")
+    assert schemas["SearchRequest"]["properties"]["query"]["$ref"] == "#/components/schemas/ClaimText"
+    planner = schemas["CheckRequest"]["properties"]["planner"]["anyOf"][0]
+    assert planner == {"type": "string", "enum": sorted(PLANNERS)}
+    assert [form["required"] for form in schemas["ChecksRequest"]["oneOf"]] == [["claim"], ["claims"]]
+    assert schemas["PlanRequest"]["properties"]["date"]["anyOf"][0]["format"] == "date"
+
+
 def test_unknown_names_bad_json_and_oversized_bodies_are_4xx_json(client):
     r = client.post("/v1/check", json={"claim": "ok", "planner": "decompse"})
     assert r.status_code == 422 and "no planner 'decompse'; known: claim" in r.json()["error"]
     assert "decompose" in r.json()["known"]
     r = client.post("/v1/plan", json={"claim": "ok", "planner": "nope"})
     assert r.status_code == 422 and "qgen" in r.json()["known"]
+    r = client.post("/v1/plan", json={"claim": "ok", "planner": " claim "})  # a name, as the schema's enum
+    assert r.status_code == 422 and "no planner ' claim '" in r.json()["error"]
     r = client.post("/v1/check", content=b"{not json", headers={"content-type": "application/json"})
     assert r.status_code == 400 and r.json()["error"] == "the request body is not valid JSON"
     r = client.post("/v1/check", content=b"[1, 2]", headers={"content-type": "application/json"})
     assert r.status_code == 422
     r = client.post("/v1/check", content=b"x" * 70_000, headers={"content-type": "application/json"})
     assert r.status_code == 413 and "body over" in r.json()["error"]
-    r = client.post("/v1/rewrite", json={"query": "folate", "action": 100})
-    assert r.status_code == 400 and "not valid" in r.json()["error"]
     assert client.get("/v1/nothing").status_code == 404 and client.get("/v1/nothing").json()["status"] == 404
     assert client.get("/v1/check").status_code == 405
 

@@ -87,13 +87,17 @@ def test_plan_and_rewrite(client, mini):
     edited = client.post("/v1/rewrite", json={"query": claim.text, "action": action}).json()
     assert edited["edit"] is not None and edited["metric"] is None
     _same_json(RewriteResponse, edited)
+    not_applied = client.post("/v1/rewrite", json={"query": "folate", "action": 100}).json()
+    assert not_applied["edit"]["applied"] is False
+    _same_json(RewriteResponse, not_applied)
 
 
 def test_errors(client):
     for r in [
         client.post("/v1/check", json={"claim": ""}),
         client.post("/v1/check", json={"claim": "ok", "planner": "nope"}),
-        client.post("/v1/rewrite", json={"query": "folate", "action": 100}),
+        client.post("/v1/rewrite", json={"query": "folate", "action": 128}),
+        client.post("/v1/search", json={"query": "folate", "date": ""}),
     ]:
         assert r.status_code in (400, 422)
         _same_json(ErrorResponse, r.json())

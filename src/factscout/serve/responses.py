@@ -119,9 +119,12 @@ class PlanResponse(_Response):
 
 
 class AppliedEdit(_Response):
+    """The edit action sent with the query: applied, or (not valid on this query) not applied."""
+
     action: int
     label: str
-    description: str
+    description: str = Field(description="what the edit did, or why it could not be applied")
+    applied: bool = Field(description="false when the query does not allow the action: the query is unchanged")
 
 
 class TokenEdit(_Response):

@@ -13,35 +13,120 @@ Every free-text field (``claim``, ``query``, ``planner``) goes through :func:`fa
   spaces, joiners, byte-order marks, bidi marks, soft hyphens, combining marks on nothing,
   Hangul fillers) are stripped from both ends;
 * refused as empty when nothing visible is left: a claim of only a zero-width space is empty.
+
+The OpenAPI schema states the same rules, so that what it calls valid the server accepts and what
+it calls invalid the server refuses (checked by schemathesis): the text rules as one ``pattern``
+(:mod:`factscout.serve.patterns`), planner names as an ``enum``, days as ``YYYY-MM-DD`` or
+null (not ``""``), booleans and integers as JSON's own types (``0`` is not false, ``"5"`` not 5), and
+``POST /v1/checks``'s "`claim` or `claims`" as a ``oneOf``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
+from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    StrictBool,
+    model_validator,
+)
+from pydantic.json_schema import JsonDict, JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 
-from factscout.inputs import MAX_CLAIM_CHARS, clean_claim, clean_text, parse_iso_day
+from factscout.inputs import MAX_CLAIM_CHARS, clean_text, parse_iso_day
+from factscout.serve.patterns import DAY_PATTERN, text_pattern
 
 MAX_SEARCH_K = 100
 MAX_EDITOR_K = 20
 MAX_NAME_CHARS = 200
 _ID_PATTERN = r"^[A-Za-z0-9_.:#-]{1,64}$"
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
-def clean_optional_claim(value: Any) -> str | None:
-    """An optional claim: ``None``, or :func:`clean_claim`."""
-    return None if value is None else clean_claim(value)
+@dataclass(frozen=True, slots=True)
+class CleanText:
+    """A text field checked and normalised by :func:`clean_text` (at most ``max_chars``) and
+    described in the schema by :func:`~factscout.serve.patterns.text_pattern`: one shared schema
+    component (``ClaimText``) rather than the pattern copied into every field."""
+
+    max_chars: int = MAX_CLAIM_CHARS
+    name: str = "ClaimText"
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        check = partial(clean_text, max_chars=self.max_chars)
+        return core_schema.no_info_before_validator_function(check, core_schema.str_schema(), ref=self.name)
+
+    def __get_pydantic_json_schema__(self, schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        reference = handler(schema)
+        handler.resolve_ref_schema(reference).update(
+            pattern=text_pattern(self.max_chars),
+            description=(
+                f"1 to {self.max_chars:,} characters once invisible characters are trimmed from both ends "
+                "(counted after NFC normalisation); no control character other than tab, line feed and "
+                "carriage return, no lone surrogate"
+            ),
+        )
+        return reference
 
 
-def clean_name(value: Any) -> str | None:
-    """A component name (``planner``): ``None``, or :func:`clean_text` with at most 200 characters."""
-    return None if value is None else clean_text(value, MAX_NAME_CHARS)
+def api_day(value: Any) -> dt.date | None:
+    """A day field: ``null`` or ``YYYY-MM-DD`` exactly (no empty string, no ISO week or basic forms)."""
+    if value is None or isinstance(value, dt.date):
+        return parse_iso_day(value)
+    if not isinstance(value, str) or not _DAY.fullmatch(value):
+        raise ValueError(f"must be an ISO date YYYY-MM-DD (or null), got {value!r}")
+    return parse_iso_day(value)
 
 
-Text = Annotated[str, BeforeValidator(clean_claim)]
-Name = Annotated[str | None, BeforeValidator(clean_name)]
+def json_integer(value: Any) -> int:
+    """A JSON integer: an integer, or a number without a fractional part (``5.0``, which JSON
+    Schema's ``integer`` admits); never a boolean or a string."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"must be an integer, got {value!r}")
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError(f"must be an integer, got {value!r}")
+    return int(value)
+
+
+def planner_schema(schema: dict[str, Any]) -> None:
+    """The ``planner`` field's schema: one of the registered planner names, or null."""
+    from factscout.plan import PLANNERS
+
+    schema["anyOf"] = [{"type": "string", "enum": sorted(PLANNERS)}, {"type": "null"}]
+
+
+def clean_planner(value: Any) -> str | None:
+    """A planner name: ``None``, or the name as sent once :func:`clean_text` found nothing wrong with it
+    (so that `` claim `` is an unknown planner, as the schema's ``enum`` says, not ``claim``)."""
+    if value is not None:
+        clean_text(value, MAX_NAME_CHARS)
+    return value
+
+
+Text = Annotated[str, CleanText()]
+Day = Annotated[
+    dt.date | None,
+    BeforeValidator(api_day),
+    Field(
+        json_schema_extra={"anyOf": [{"type": "string", "format": "date", "pattern": DAY_PATTERN}, {"type": "null"}]}
+    ),
+]
+Integer = Annotated[int, BeforeValidator(json_integer)]
+ActionId = Annotated[int, Field(ge=0, le=127), BeforeValidator(json_integer)]
+Planner = Annotated[
+    str | None,
+    BeforeValidator(clean_planner),
+    Field(default=None, description="planner name (default: the server's)", json_schema_extra=planner_schema),
+]
 
 
 class _Request(BaseModel):
@@ -49,71 +134,76 @@ class _Request(BaseModel):
 
 
 class ClaimFields(_Request):
-    claim: Text = Field(
-        min_length=1,
-        max_length=MAX_CLAIM_CHARS,
-        description="the claim, 1 to 2,000 characters (NFC, trimmed)",
-        examples=["Vitamin D prevents falls."],
-    )
-    date: dt.date | None = Field(
+    claim: Text = Field(description="the claim (NFC, trimmed)", examples=["Vitamin D prevents falls."])
+    date: Day = Field(
         default=None, description="the claim's date (YYYY-MM-DD): evidence must predate it", examples=["2019-06-01"]
     )
     claim_id: str | None = Field(
         default=None, pattern=_ID_PATTERN, description="your id for the claim (default: one assigned by the server)"
     )
 
-    @field_validator("date", mode="before")
-    @classmethod
-    def _date(cls, value: Any) -> dt.date | None:
-        return parse_iso_day(value)
-
 
 class CheckRequest(ClaimFields):
     """``POST /v1/check``: the whole pipeline for one claim."""
 
-    planner: Name = Field(default=None, description="planner name (default: the server's)")
-    date_filter: bool = Field(default=True, description="only evidence published before the claim's date")
+    planner: Planner
+    date_filter: StrictBool = Field(default=True, description="only evidence published before the claim's date")
 
 
 class PlanRequest(ClaimFields):
     """``POST /v1/plan``: the queries a planner makes for a claim."""
 
-    planner: Name = Field(default=None, description="planner name (default: the server's)")
+    planner: Planner
 
 
 class SearchRequest(_Request):
     """``POST /v1/search``: one query against the index."""
 
-    query: Text = Field(
-        min_length=1, max_length=MAX_CLAIM_CHARS, description="the query, 1 to 2,000 characters (NFC, trimmed)"
-    )
-    k: int = Field(default=10, ge=1, le=MAX_SEARCH_K, description=f"hits, 1 to {MAX_SEARCH_K}")
-    date: dt.date | None = Field(default=None, description="keep passages published before this day (YYYY-MM-DD)")
-
-    @field_validator("date", mode="before")
-    @classmethod
-    def _date(cls, value: Any) -> dt.date | None:
-        return parse_iso_day(value)
+    query: Text = Field(description="the query (NFC, trimmed)")
+    k: Integer = Field(default=10, ge=1, le=MAX_SEARCH_K, description=f"hits, 1 to {MAX_SEARCH_K}")
+    date: Day = Field(default=None, description="keep passages published before this day (YYYY-MM-DD)")
 
 
 class RewriteRequest(_Request):
     """``POST /v1/rewrite``: apply one edit action to a query (or none) and search the result;
-    optionally the learned rewriter's suggested edit trace for the query."""
+    optionally the learned rewriter's suggested edit trace for the query. An action that is not
+    valid on the query leaves it unchanged; the answer's ``edit`` says so and why."""
 
-    query: Text = Field(
-        min_length=1, max_length=MAX_CLAIM_CHARS, description="the current query, 1 to 2,000 characters (NFC, trimmed)"
-    )
-    action: int | None = Field(
-        default=None, ge=0, le=127, description="edit action id (Kazemi et al. Table 1: kind x 32 + position)"
+    query: Text = Field(description="the current query (NFC, trimmed)")
+    action: ActionId | None = Field(
+        default=None,
+        description="edit action id (Kazemi et al. Table 1: kind x 32 + position); one the query does not "
+        "allow is not applied (`edit.applied` is false)",
     )
     claim_id: str | None = Field(
         default=None, pattern=_ID_PATTERN, description="the claim's id in the loaded qrels: adds the metric"
     )
-    k: int = Field(default=5, ge=1, le=MAX_EDITOR_K, description=f"hits shown, 1 to {MAX_EDITOR_K}")
-    suggest: bool = Field(default=False, description="also run the rewrite policy on the (edited) query")
+    k: Integer = Field(default=5, ge=1, le=MAX_EDITOR_K, description=f"hits shown, 1 to {MAX_EDITOR_K}")
+    suggest: StrictBool = Field(default=False, description="also run the rewrite policy on the (edited) query")
 
 
 MAX_JOB_CLAIMS = 100
+
+# `claim` or `claims`, exactly one (null counts as absent); with `claims`, no top-level date or id
+_ONE_FORM: JsonDict = {
+    "oneOf": [
+        {
+            "title": "one claim",
+            "required": ["claim"],
+            "properties": {"claim": {"type": "string"}, "claims": {"type": "null"}},
+        },
+        {
+            "title": "a batch",
+            "required": ["claims"],
+            "properties": {
+                "claims": {"type": "array"},
+                "claim": {"type": "null"},
+                "date": {"type": "null"},
+                "claim_id": {"type": "null"},
+            },
+        },
+    ]
+}
 
 
 class ChecksRequest(_Request):
@@ -121,14 +211,12 @@ class ChecksRequest(_Request):
     one claim (the fields of ``POST /v1/check``) or a batch (``claims``: 1 to 100 claims with
     their own date and id), checked with one planner and date-filter setting."""
 
-    claim: Annotated[str | None, BeforeValidator(clean_optional_claim)] = Field(
-        default=None,
-        min_length=1,
-        max_length=MAX_CLAIM_CHARS,
-        description="one claim, 1 to 2,000 characters (NFC, trimmed); or give `claims`",
-        examples=["Vitamin D prevents falls."],
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_ONE_FORM)
+
+    claim: Text | None = Field(
+        default=None, description="one claim (NFC, trimmed); or give `claims`", examples=["Vitamin D prevents falls."]
     )
-    date: dt.date | None = Field(default=None, description="the claim's date (YYYY-MM-DD), with `claim`")
+    date: Day = Field(default=None, description="the claim's date (YYYY-MM-DD), with `claim`")
     claim_id: str | None = Field(
         default=None, pattern=_ID_PATTERN, description="your id for the claim, with `claim` (default: assigned)"
     )
@@ -138,13 +226,8 @@ class ChecksRequest(_Request):
         max_length=MAX_JOB_CLAIMS,
         description=f"a batch of 1 to {MAX_JOB_CLAIMS} claims instead of `claim`",
     )
-    planner: Name = Field(default=None, description="planner name (default: the server's)")
-    date_filter: bool = Field(default=True, description="only evidence published before each claim's date")
-
-    @field_validator("date", mode="before")
-    @classmethod
-    def _date(cls, value: Any) -> dt.date | None:
-        return parse_iso_day(value)
+    planner: Planner
+    date_filter: StrictBool = Field(default=True, description="only evidence published before each claim's date")
 
     @model_validator(mode="after")
     def _one_form(self) -> ChecksRequest:

@@ -178,18 +178,30 @@ class Service:
         }
 
     def rewrite(self, job: RewriteJob) -> dict[str, Any]:
-        """Apply ``job.action`` (if any) to the query with the rewriting edit actions, search the
-        result, score it against the qrels when the claim has some, and list every valid edit of
-        the resulting query by token; with ``suggest``, the policy's edit trace from there."""
-        from factscout.rewrite.actions import apply_action, parse, valid_edits
+        """Apply ``job.action`` (if any) to the query with the rewriting edit actions (one the query
+        does not allow leaves it unchanged: ``edit["applied"]`` is false and ``edit["description"]``
+        says why), search the result, score it against the qrels when the claim has some, and list
+        every valid edit of the resulting query by token; with ``suggest``, the policy's edit trace
+        from there."""
+        from factscout.rewrite.actions import Action, apply_action, parse, valid_edits
         from factscout.rewrite.policy import rewrite
 
         edit = None
         query = job.query
         if job.action is not None:
-            applied = apply_action(query, job.action)
-            edit = {"action": applied.action_id, "label": applied.action.label, "description": applied.description}
-            query = applied.next_query
+            action = Action.from_id(job.action)  # an id out of range is an InputError
+            try:
+                applied = apply_action(query, action)
+            except InputError as exc:  # an action the query does not allow: the query stays as it is
+                edit = {"action": action.action_id, "label": action.label, "description": str(exc), "applied": False}
+            else:
+                edit = {
+                    "action": applied.action_id,
+                    "label": applied.action.label,
+                    "description": applied.description,
+                    "applied": True,
+                }
+                query = applied.next_query
         parsed = parse(query)
         by_position: dict[int, list[dict[str, Any]]] = {}
         for e in valid_edits(parsed):
