@@ -2,9 +2,12 @@
 live server on the loopback interface over the small test index.
 
 Every operation gets valid requests (positive mode) and invalid ones (negative mode), bounded in
-examples; each response must not be a 5xx, its status code must be documented, and its body must
-match the documented schema (the response models of ``factscout.serve.responses``). Runs are
-derandomised, so a failure reproduces; a failure lists the request that caused it.
+examples, and every check schemathesis has runs on each answer: no 5xx, a documented status code,
+content type and headers, a body that matches the documented schema (the response models of
+``factscout.serve.responses``), and the schema saying exactly what the server accepts: a request
+the schema calls valid is answered 2xx (``positive_data_acceptance``), one it calls invalid 4xx
+(``negative_data_rejection``). Runs are derandomised, so a failure reproduces; a failure lists the
+request that caused it.
 """
 
 from __future__ import annotations
@@ -21,13 +24,9 @@ uvicorn = pytest.importorskip("uvicorn")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis.errors import Unsatisfiable  # noqa: E402
 from schemathesis import GenerationMode  # noqa: E402
-from schemathesis.checks import not_a_server_error  # noqa: E402
+from schemathesis.checks import CHECKS as CHECK_REGISTRY  # noqa: E402
+from schemathesis.checks import load_all_checks  # noqa: E402
 from schemathesis.core.failures import FailureGroup  # noqa: E402  (a BaseExceptionGroup)
-from schemathesis.specs.openapi.checks import (  # noqa: E402
-    content_type_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 
 # imported (so assertion-rewritten by pytest, schemathesis being a plugin) at collection, not inside the
 # test: under CPython 3.11.7 its rewrite failed once deep in a full run with "SystemError: AST
@@ -37,7 +36,8 @@ from schemathesis.specs.openapi.schemas import OpenApiSchema  # noqa: E402, F401
 from factscout.serve import create_app  # noqa: E402
 
 MAX_EXAMPLES = 25  # per operation and generation mode
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+load_all_checks()
+CHECKS = list(CHECK_REGISTRY.get_all())  # every built-in check, as `st run --checks all`
 ENDPOINTS = {
     "GET /v1/health",
     "POST /v1/check",
@@ -80,6 +80,7 @@ def test_every_endpoint_fuzzed_from_the_openapi_schema(live_server):
     schema = schemathesis.openapi.from_url(f"{live_server}/openapi.json")
     operations = [result.ok() for result in schema.get_all_operations()]
     assert {op.label for op in operations} == ENDPOINTS  # every endpoint, and nothing unexpected
+    assert {"negative_data_rejection", "positive_data_acceptance"} <= {check.__name__ for check in CHECKS}
     failures: list[str] = []
     started = time.monotonic()
     for operation in operations:
