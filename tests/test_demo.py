@@ -2,6 +2,7 @@ from typer.testing import CliRunner
 
 from factscout.cli.main import app
 from factscout.demo import run_demo
+from factscout.retrieve.sentences import load_sentence_data
 
 
 def test_demo_on_the_mini_fixture_reuses_its_index(tmp_path):
@@ -15,6 +16,10 @@ def test_demo_on_the_mini_fixture_reuses_its_index(tmp_path):
     assert held is not None and held.claims == 4 and 0.0 <= held.macro_f1 <= 1.0 and 0.0 <= held.ndcg10 <= 1.0
     assert held.definite.calls <= 4 and 0.0 <= held.definite.coverage <= 1.0
     gen = sorted((tmp_path / "idx").glob("gen-*"))
+    stored = load_sentence_data(gen[0], len(first.retriever.store))
+    assert stored is not None and len(stored.spans) > 0, (
+        "the demo index is made for checking: it stores sentence vectors"
+    )
     again = run_demo(retriever="bm25", index=tmp_path / "idx", n_claims=2, k=3, dataset="scifact_mini", check=False)
     assert sorted((tmp_path / "idx").glob("gen-*")) == gen, "a matching index is reused, not rebuilt"
     assert again.scores == first.scores and again.heldout is None
@@ -43,3 +48,13 @@ def test_the_demo_encodes_its_corpus_in_int8_when_it_can(monkeypatch):
         assert demo_settings("hybrid") == {"dense": {"encoder": "minilm-int8"}}
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     assert demo_settings("hybrid") == {}, "without ONNX Runtime the demo falls back to fp32 MiniLM"
+
+
+def test_the_demo_rebuilds_an_index_without_sentence_vectors(tmp_path):
+    from factscout.datasets import load_dataset
+    from factscout.retrieve import build_index
+
+    build_index(load_dataset("scifact_mini", "train").corpus, tmp_path / "idx", "bm25")  # no sentence vectors
+    run_demo(retriever="bm25", index=tmp_path / "idx", n_claims=1, k=3, dataset="scifact_mini", check=False)
+    (gen,) = (tmp_path / "idx").glob("gen-*")
+    assert load_sentence_data(gen) is not None

@@ -53,14 +53,24 @@ class DemoResult:
 
 
 def _index(dataset, retriever: str, index: str | os.PathLike[str]) -> Retriever:  # type: ignore[no-untyped-def]
+    """The demo's index, reused when it holds this corpus with this retriever and the sentence
+    vectors ``check`` reads (else rebuilt with them: an index made for checking stores them)."""
+    from factscout.retrieve.sentences import load_sentence_data
+
     try:
-        _, manifest = read_manifest(index)
-        if manifest["retriever"] == retriever and manifest["n_passages"] == len(dataset.corpus):
+        gen, manifest = read_manifest(index)
+        if (
+            manifest["retriever"] == retriever
+            and manifest["n_passages"] == len(dataset.corpus)
+            and load_sentence_data(gen, len(dataset.corpus)) is not None
+        ):
             return load_index(index)
     except BadIndex:
         pass
-    log.info("building a %s index of %d passages in %s", retriever, len(dataset.corpus), index)
-    return build_index(dataset.corpus, index, retriever, demo_settings(retriever), show_progress=True)
+    log.info(
+        "building a %s index of %d passages with their sentence vectors in %s", retriever, len(dataset.corpus), index
+    )
+    return build_index(dataset.corpus, index, retriever, demo_settings(retriever), show_progress=True, sentences=True)
 
 
 def demo_settings(retriever: str) -> dict:

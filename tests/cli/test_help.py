@@ -26,7 +26,7 @@ OPTIONS = {
     "plan": "--alpha --claims --gamma --input --justification --lambda --mmr --out --output --planner -i -o",
     "evaluate": "--compare --input --json --metrics --per-query --qrels --run -i",
     "check": "--claims --date --date-filter --depth --fast --fusion --html --index --input --json --min-confidence --no-date-filter "
-    "--no-fast --out --output --passages --planner --ray --rerank --selector --stance --verdict --workers -i -o claim",
+    "--no-fast --out --output --passages --planner --ray --rerank --selector --server --stance --verdict --workers -i -o claim",
     "stance": "--batch-size --device --input --out --output --pairs --stance -i -o",
     "trajectories": "--claims --depth --index --input --keep-set --negatives --no-keep-set --out --output --qrels --ray --reward --seed --top-n "
     "--workers -i -o",

@@ -13,11 +13,14 @@ from factscout.cli.common import (
     INPUT,
     OUTPUT,
     RayOption,
+    claim_text,
     counted,
     err,
     friendly,
+    input_path,
     one_of,
     out,
+    output_path,
     parse_day,
     print_report,
     quiet_libraries,
@@ -27,8 +30,15 @@ from factscout.cli.common import (
 from factscout.cli.stance import STANCE_HELP
 from factscout.fuse import FUSIONS
 from factscout.plan import PLANNERS
+from factscout.records import Claim
 from factscout.select import SELECTORS
 from factscout.verify import VERDICT_METHODS
+
+# the options a --server check cannot change (the server's own settings apply), with their defaults
+_SERVER_SETS: dict[str, Any] = {
+    "fusion": "combsum-norm", "passages": 5, "depth": 100, "rerank": False, "selector": "threshold",
+    "stance": "cross", "verdict": "rule", "fast": None, "min_confidence": None, "index": Path(".factscout/scifact-index"),
+}  # fmt: skip
 
 
 @friendly
@@ -77,6 +87,15 @@ def check(
             " precision >= 0.80 (0: never withhold)",
         ),
     ] = None,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="send the claim(s) to a running `factscout serve` at URL (its index and settings; models stay"
+            " loaded there, so each check takes about a second); bearer token from $FACTSCOUT_TOKEN",
+        ),
+    ] = None,
     ray: RayOption = None,
     workers: Annotated[int | None, typer.Option(help="with --ray: checker actors (default: one per CPU)")] = None,
 ) -> None:
@@ -85,13 +104,21 @@ def check(
     A claim with a date finds only evidence published before it unless --no-date-filter is given.
     """
     quiet_libraries()
-    from factscout.check import Checker, CheckSettings
-    from factscout.records import Claim
-
+    # everything the user gave is checked first, before the index or any model loads
     if (claim is None) == (claims is None):
         raise typer.BadParameter("give exactly one of a CLAIM argument or --input FILE (--claims)")
     if claims is not None and out_path is None and html is None:
         raise typer.BadParameter("--input FILE (--claims) needs --output FILE (--out) for the reports (or --html FILE)")
+    if ray is not None and claims is None:
+        raise typer.BadParameter("--ray checks an --input FILE (--claims, with --output or --html)")
+    output_path(out_path, "--output")
+    output_path(html, "--html")
+    text = claim_text(claim) if claim is not None else None
+    day = parse_day(date, "--date")
+    items = read_claims(claims) if input_path(claims, "--input") is not None else []
+    from factscout.check import CheckSettings
+    from factscout.retrieve.index import read_manifest
+
     settings = CheckSettings(
         planner=planner,
         fusion=fusion,
@@ -105,31 +132,47 @@ def check(
         fast=fast,
         min_verdict_confidence=min_confidence,
     )
+    if server is not None:
+        from factscout.cli.remote import check_remote
+
+        local = {name for name, value in locals().items() if name in _SERVER_SETS and value != _SERVER_SETS[name]}
+        if local or ray is not None:
+            given = ", ".join(f"--{name.replace('_', '-')}" for name in sorted(local | ({"ray"} if ray else set())))
+            raise typer.BadParameter(f"with --server the server's settings apply: drop {given} (or check locally)")
+        todo = [Claim("claim", text, day)] if text is not None else items
+        _show(check_remote(server, todo, planner, date_filter), text is not None, as_json, out_path, html, None)
+        return
+    read_manifest(index)  # a missing or broken index is named before anything loads
     if ray is not None:
-        if claims is None:
-            raise typer.BadParameter("--ray checks an --input FILE (--claims, with --output or --html)")
         from factscout.scale.jobs import check_on_ray
 
-        items = read_claims(claims)
         reports = check_on_ray(index, settings, items, address=ray, workers=workers)
         _write_reports(out_path, reports, len(items), html)
         return
+    from factscout.check import Checker
+
     checker = Checker.from_index(index, settings)
-    if claim is not None:
-        if not claim.strip():
-            raise typer.BadParameter("the claim is empty")
+    if text is not None:
         with status("checking the claim"):
-            report = checker.check(Claim("claim", claim.strip(), parse_day(date, "--date")))
-        if as_json:
-            out.print_json(json.dumps(report.to_dict()))
-        else:
-            print_report(report)
-        if html is not None:
-            _write_html(html, [report.to_dict()], checker.store)
+            report = checker.check(Claim("claim", text, day))
+        _show([report], True, as_json, out_path, html, checker.store)
         return
-    assert claims is not None  # for mypy: checked above
-    items = read_claims(claims)
     _write_reports(out_path, checker.iter_check(items, batch_size=32), len(items), html, checker.store)
+
+
+def _show(reports: Any, one: bool, as_json: bool, out_path: Path | None, html: Path | None, store: Any) -> None:
+    """One claim: printed (or as JSON), and written with --html; a file's reports: written."""
+    if not one:
+        reports = list(reports)
+        _write_reports(out_path, reports, len(reports), html, store)
+        return
+    report = next(iter(reports))
+    if as_json:
+        out.print_json(json.dumps(report.to_dict()))
+    else:
+        print_report(report)
+    if html is not None:
+        _write_html(html, [report.to_dict()], store)
 
 
 def _write_reports(

@@ -11,6 +11,7 @@ import contextlib
 import datetime as dt
 import functools
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -27,7 +28,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from factscout.errors import FactscoutError
+from factscout.errors import FactscoutError, InputError
 
 out = Console()
 err = Console(stderr=True)
@@ -36,16 +37,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def quiet_libraries() -> None:
     """The CLI owns the terminal: silence third-party progress bars and logs. Hub look-ups are left
-    alone: the offline defaults load from package folders, and a model id a user names may download."""
+    alone: the offline defaults load from package folders, and a model id a user names may download.
+    Set through the environment, which the libraries read when they load: importing transformers
+    here would cost most of a second before a command has even looked at its input."""
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    try:
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    if "transformers" in sys.modules:  # already loaded (a test, a library caller): tell it directly
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()
         hf_logging.set_verbosity_error()
-    except ImportError:
-        pass
 
 
 def friendly(fn: F) -> F:
@@ -136,14 +138,47 @@ def one_of(names: Iterable[str]) -> str:
 
 
 def read_claims(path: Path) -> list[Any]:
-    """The claims of a BEIR query file; lines that are not claims are named on stderr and skipped."""
+    """The claims of a user's BEIR query file, read whole before anything loads, by the API's rules
+    (texts of 1 to 2,000 characters, strict ISO 8601 dates). Rows that are not claims are named on
+    stderr (file, line, problem) and skipped; a file with no claim left is an error giving the reasons."""
     from factscout.formats.beir import read_claims as read_beir_claims
 
     skipped: list[str] = []
-    items = list(read_beir_claims(path, skipped=skipped))
+    items = list(read_beir_claims(path, skipped=skipped, strict=True))
+    if not items:
+        reasons = "; ".join(skipped[:3]) + (f"; ... ({len(skipped)} rows in all)" if len(skipped) > 3 else "")
+        raise InputError(f"no claim in {path} can be checked" + (f": {reasons}" if reasons else " (it is empty)"))
     for line in skipped:
         err.print(f"skipped: {line}", highlight=False, soft_wrap=True)
     return items
+
+
+def claim_text(value: str, what: str = "the claim") -> str:
+    """A claim or query typed on the command line, by the API's rules (:func:`factscout.inputs.clean_claim`)."""
+    from factscout.inputs import clean_claim
+
+    try:
+        return clean_claim(value)
+    except ValueError as exc:
+        raise InputError(f"{what} {exc}") from None
+
+
+def output_path(path: Path | None, flag: str) -> Path | None:
+    """A file to write: its folder must exist and it must not be a folder (checked before any work)."""
+    if path is None:
+        return None
+    if path.is_dir():
+        raise InputError(f"{flag} {path} is a folder: give a file name")
+    if not path.parent.is_dir():
+        raise InputError(f"{flag} {path}: folder {path.parent} does not exist")
+    return path
+
+
+def input_path(path: Path | None, flag: str) -> Path | None:
+    """A file to read: it must exist and be a file (checked before any work)."""
+    if path is not None and not path.is_file():
+        raise InputError(f"{flag} {path}: " + ("is a folder, not a file" if path.is_dir() else "no such file"))
+    return path
 
 
 def _register_ray(value: str | None) -> str | None:
@@ -165,9 +200,18 @@ RayOption = Annotated[
 
 
 def parse_day(value: str | None, flag: str) -> dt.date | None:
-    from factscout.dates import parse_date
+    """A day given on the command line: strict ISO 8601 ``YYYY-MM-DD`` (``06/01/2019`` is refused, never guessed)."""
+    from factscout.inputs import parse_iso_day
 
-    return parse_date(value, field=flag) if value else None
+    if value is None:
+        return None
+    try:
+        day = parse_iso_day(value.strip())
+    except ValueError as exc:
+        raise InputError(f"{flag} {exc}") from None
+    if day is None:
+        raise InputError(f"{flag} is empty: give a day as YYYY-MM-DD")
+    return day
 
 
 def print_report(report: Any) -> None:

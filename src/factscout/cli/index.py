@@ -79,10 +79,12 @@ def index(
         bool,
         typer.Option(
             "--sentences/--no-sentences",
-            help="also split every passage into sentences and store their vectors (check then embeds only the claim"
-            " and its queries; on Ray with --ray)",
+            help="also split every passage into sentences and store their vectors, for an index made for `check`"
+            " (it then embeds only the claim and its queries; on Ray with --ray). Off by default: an index for"
+            " retrieval does not pay for them, and `check` on such an index embeds the sentences of the passages"
+            " it reads",
         ),
-    ] = True,
+    ] = False,
 ) -> None:
     """Index a corpus (a BEIR JSONL file, or --dataset NAME) for search."""
     quiet_libraries()
@@ -127,6 +129,13 @@ def index(
         f"indexed {len(built.store)} passages ({built.store.n_dated} dated{stored}) with {retriever} into {index}"
         f" ({gen.name})"
     )
+    if sentence_data is not None:
+        err.print(f"sentence vectors stored ({sentence_data.encoder}): `check` embeds only the claim and its queries")
+    elif not retriever.startswith("pg-"):
+        err.print(
+            "no sentence vectors stored: `check` on this index embeds the sentences of the passages it reads"
+            " (slower per claim); add --sentences to store them"
+        )
 
 
 def read_passages(corpus: Path) -> list[Any]:

@@ -61,9 +61,11 @@ def write_corpus(path: str | os.PathLike[str], passages: Iterable[Passage]) -> N
     write_jsonl(path, rows())
 
 
-def read_queries(path: str | os.PathLike[str]) -> Iterator[Query]:
-    """Read BEIR queries (one per claim) or planned queries (several rows per ``claim_id``)."""
+def read_queries(path: str | os.PathLike[str], *, strict: bool = False) -> Iterator[Query]:
+    """Read BEIR queries (one per claim) or planned queries (several rows per ``claim_id``);
+    ``strict``: a user's file, read by the rules of :func:`user_text` and :func:`user_date`."""
     seen: set[str] = set()
+    text_of, date_of = (user_text, user_date) if strict else (_field, _any_date)
     for lineno, row in read_jsonl(path):
         qid = _field(path, lineno, row, "_id")
         if qid in seen:
@@ -72,22 +74,53 @@ def read_queries(path: str | os.PathLike[str]) -> Iterator[Query]:
         yield Query(
             query_id=qid,
             claim_id=str(row.get("claim_id") or qid),
-            text=_field(path, lineno, row, "text"),
+            text=text_of(path, lineno, row, "text"),
             origin=str(row.get("origin") or "claim"),
-            date=parse_date(row.get("date"), field=f"{path}:{lineno}: date"),
+            date=date_of(path, lineno, row.get("date")),
         )
 
 
-def read_claims(path: str | os.PathLike[str], *, skipped: list[str] | None = None) -> Iterator[Claim]:
+def user_text(path: object, lineno: int, row: dict, name: str) -> str:
+    """A claim or query text of a user's file, by the API's rules (:func:`factscout.inputs.clean_claim`:
+    1 to 2,000 visible characters, no control characters), or an InputError naming file and line."""
+    from factscout.inputs import clean_claim
+
+    if row.get(name) is None:
+        raise InputError(f"{path}:{lineno}: missing required field {name!r}")
+    try:
+        return clean_claim(row[name])
+    except ValueError as exc:
+        raise InputError(f"{path}:{lineno}: {name!r} {exc}") from None
+
+
+def user_date(path: object, lineno: int, value: object) -> dt.date | None:
+    """A date of a user's file: strict ISO 8601 (:func:`factscout.inputs.parse_iso_date_or_time`)."""
+    from factscout.inputs import parse_iso_date_or_time
+
+    try:
+        return parse_iso_date_or_time(value)
+    except ValueError as exc:
+        raise InputError(f"{path}:{lineno}: date {exc}") from None
+
+
+def _any_date(path: object, lineno: int, value: object) -> dt.date | None:
+    return parse_date(value, field=f"{path}:{lineno}: date")
+
+
+def read_claims(
+    path: str | os.PathLike[str], *, skipped: list[str] | None = None, strict: bool = False
+) -> Iterator[Claim]:
     """Read claims in BEIR query form: ``{"_id", "text", "date"?, "metadata"?: {...}, ...}``.
 
     Everything besides ``_id``, ``text`` and ``date`` is kept in ``Claim.meta`` (the contents of
     ``metadata`` merged in), so gold sub-questions, labels and justifications travel along.
     A bad row raises InputError naming its line, unless a ``skipped`` list is given: then the
     row is recorded there (``"file:line: reason"``) and reading goes on. Malformed JSON always
-    stops reading, since the rest of the file cannot be trusted.
+    stops reading, since the rest of the file cannot be trusted. ``strict``: a user's file (the
+    CLI's ``check``/``plan``): texts and dates by the API's rules (:func:`user_text`, :func:`user_date`).
     """
     seen: set[str] = set()
+    text_of, date_of = (user_text, user_date) if strict else (_field, _any_date)
     for lineno, row in read_jsonl(path):
         try:
             cid = _field(path, lineno, row, "_id")
@@ -97,7 +130,7 @@ def read_claims(path: str | os.PathLike[str], *, skipped: list[str] | None = Non
             if isinstance(row.get("metadata"), dict):
                 meta.update(row["metadata"])
             day = row.get("date") if row.get("date") is not None else meta.get("claim_date")
-            claim = Claim(cid, _field(path, lineno, row, "text"), parse_date(day, field=f"{path}:{lineno}: date"), meta)
+            claim = Claim(cid, text_of(path, lineno, row, "text"), date_of(path, lineno, day), meta)
         except InputError as exc:
             if skipped is None:
                 raise

@@ -87,3 +87,67 @@ def run_pairs(
                 out = np.zeros((len(order), *values.shape[1:]), dtype=np.float32)
             out[idx] = values
     return out if out is not None else np.zeros(0, dtype=np.float32)
+
+
+class PairTokenizer:
+    """A BERT-style backbone's fast tokenizer read straight from its ``tokenizer.json`` with the
+    ``tokenizers`` library, called like transformers' (``tok(firsts, seconds, truncation=
+    "longest_first", max_length=..., padding=True, return_tensors="np")``) for the int8 ONNX path.
+
+    transformers' fast tokenizers run this same Rust tokenizer, so the ids are the same (a test
+    compares them on real pairs); what is saved is importing transformers and torch, most of a
+    cold ``check``'s start-up. Only for backbones whose file pads with ``[PAD]`` (id 0, type 0),
+    as transformers' BERT tokenizers do: :meth:`for_backbone` returns ``None`` for any other.
+    """
+
+    is_fast = True
+
+    def __init__(self, tokenizer: Any) -> None:
+        self._tokenizer = tokenizer
+        self._settings: tuple[int, bool] | None = None
+
+    @classmethod
+    def for_backbone(cls, folder: str) -> PairTokenizer | None:
+        """The tokenizer of the backbone in ``folder``, or ``None`` when it is not a BERT-style one."""
+        import json
+        from pathlib import Path
+
+        file = Path(folder) / "tokenizer.json"
+        if not file.is_file():
+            return None
+        try:
+            from tokenizers import Tokenizer
+
+            spec = json.loads(file.read_text(encoding="utf-8"))
+            tokenizer = Tokenizer.from_str(json.dumps({**spec, "truncation": None, "padding": None}))
+        except (ImportError, ValueError, OSError):
+            return None
+        if (
+            tokenizer.token_to_id("[PAD]") != 0
+            or (spec.get("post_processor") or {}).get("type") != "TemplateProcessing"
+        ):
+            return None
+        return cls(tokenizer)
+
+    def __call__(
+        self,
+        firsts: Sequence[str],
+        seconds: Sequence[str],
+        *,
+        truncation: str = "longest_first",
+        max_length: int,
+        padding: bool = True,
+        return_tensors: str = "np",
+    ) -> dict[str, np.ndarray]:
+        if truncation != "longest_first" or not padding or return_tensors != "np":
+            raise InputError("PairTokenizer pads, truncates longest first and returns numpy arrays only")
+        if self._settings != (max_length, padding):
+            self._tokenizer.enable_truncation(max_length, strategy="longest_first")
+            self._tokenizer.enable_padding(pad_id=0, pad_type_id=0, pad_token="[PAD]")
+            self._settings = (max_length, padding)
+        batch = self._tokenizer.encode_batch(list(zip(firsts, seconds, strict=True)))
+        return {
+            "input_ids": np.array([e.ids for e in batch], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in batch], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in batch], dtype=np.int64),
+        }

@@ -78,18 +78,63 @@ def _ort() -> Any:
     return onnxruntime
 
 
+def _installed(name: str) -> str:
+    """An installed distribution's version, read from its metadata (importing torch takes seconds)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        raise MissingDependency(_HINT if name == "onnxruntime" else f"the int8 export needs {name}") from None
+
+
+def cached_file(tag: str, key: str) -> Path:
+    """Where the int8 file of ``tag`` with weights ``key`` is cached: the key, the torch and ONNX
+    Runtime versions and :data:`EXPORT_FORMAT` name it (an export depends on all four)."""
+    ids = f"{key}\0{_installed('torch')}\0{_installed('onnxruntime')}\0{EXPORT_FORMAT}"
+    return cache_root() / f"{tag}-{hashlib.sha256(ids.encode()).hexdigest()[:24]}.int8.onnx"
+
+
+def file_digest(path: str | Path) -> str:
+    """sha256 of a (large) file, remembered in ``$FACTSCOUT_CACHE/digests.json`` under its path,
+    size and modification time, so that a model's 90 MB of weights are hashed once, not per run."""
+    import json
+
+    file = Path(path).resolve()
+    stat = file.stat()
+    entry = f"{file}\0{stat.st_size}\0{stat.st_mtime_ns}"
+    book = cache_dir() / "digests.json"
+    try:
+        known = json.loads(book.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    if isinstance(known.get(entry), str):
+        return str(known[entry])
+    digest = hashlib.sha256()
+    with file.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    known[entry] = digest.hexdigest()
+    try:
+        book.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=book.parent, delete=False, suffix=".tmp") as tmp:
+            json.dump(known, tmp)
+        os.replace(tmp.name, book)
+    except OSError:  # a read-only cache: hash again next time
+        pass
+    return str(known[entry])
+
+
 def quantized_file(tag: str, key: str, build: Callable[[], Any], *, output_axes: Mapping[int, str]) -> Path:
     """The int8 ONNX file of the network ``build()`` returns, identified by ``tag`` and ``key`` (a
     hash of its weights): exported and quantised on the first call, then read from the cache.
     ``output_axes`` names the output's dynamic axes (``{0: "batch", 1: "tokens"}`` for states)."""
-    torch = require_torch("int8 export")
-    ort = _ort()
-    versions = hashlib.sha256(f"{key}\0{torch.__version__}\0{ort.__version__}\0{EXPORT_FORMAT}".encode()).hexdigest()[
-        :24
-    ]
-    path = cache_root() / f"{tag}-{versions}.int8.onnx"
-    if path.is_file():
+    path = cached_file(tag, key)
+    if path.is_file():  # the usual case: no torch is imported to find it
         return path
+    torch = require_torch("int8 export")
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError:

