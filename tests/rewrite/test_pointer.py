@@ -283,8 +283,8 @@ def test_the_page_editor_picks_the_policy_made_for_the_index(tmp_path, monkeypat
     assert io.policy_for_index("bm25-and", "dataset scifact") == "scifact-bm25-and"
     assert io.policy_for_index("bm25-and", None) == "averitec-bm25-and"  # made for that endpoint, another dataset
     assert io.policy_for_index("bm25", "scifact") == "averitec-bm25"  # never a "-dt" or "-classifier" variant by suffix
-    assert io.policy_for_index("hybrid", "scifact") == "random"
-    assert io.policy_for_index(None) == "random"
+    assert io.policy_for_index("hybrid", "scifact") is None  # none made for it: no suggestions, never random
+    assert io.policy_for_index(None) is None
 
 
 def test_idf_features_and_their_round_trip(tmp_path):

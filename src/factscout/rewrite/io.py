@@ -227,18 +227,19 @@ def shipped_policies() -> tuple[str, ...]:
     return tuple(sorted(d.name for d in SHIPPED_DIR.iterdir() if (d / CONFIG_FILE).is_file()))
 
 
-def policy_for_index(retriever: str | None, source: str | None = None) -> str:
+def policy_for_index(retriever: str | None, source: str | None = None) -> str | None:
     """The name of the shipped policy made for an index: ``<dataset>-<retriever>`` for the
     index's retriever, preferring the dataset its source names (``scifact`` in
-    ``.../scifact/corpus.jsonl``); ``random`` when none ships for that retriever."""
+    ``.../scifact/corpus.jsonl``); ``None`` when none ships for that retriever (never the
+    ``random`` baseline: random edits are no suggestion)."""
     if not retriever:
-        return "random"
+        return None
     suffix = f"-{retriever}"
     # <dataset>-<retriever> exactly: a one-word dataset name before the retriever's name
     made_for = {n[: -len(suffix)]: n for n in shipped_policies() if n.endswith(suffix) and "-" not in n[: -len(suffix)]}
     made_for.pop("", None)
     if not made_for:
-        return "random"
+        return None
     named = [n for dataset, n in made_for.items() if source and dataset in source.lower()]
     made_for_list = list(made_for.values())
     return (named or made_for_list)[0]

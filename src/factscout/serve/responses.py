@@ -72,7 +72,7 @@ class HealthResponse(_Response):
     retriever: str
     index: str | None = Field(description="the index folder")
     planner: str = Field(description="the default planner")
-    policy: str = Field(description="the rewrite policy of the query editor")
+    policy: str | None = Field(description="the rewrite policy of the query editor (null: none fits the index)")
     qrels: int = Field(description="claims with loaded relevance judgements")
     pending: int = Field(description="requests queued or running now")
     max_pending: int
@@ -174,7 +174,7 @@ class RewriteResponse(_Response):
     tokens: list[Token]
     hits: list[Hit]
     metric: Metric | None
-    policy: str
+    policy: str | None = Field(description="the policy that suggests edits; null when none fits the index")
     suggestion: Suggestion | None
 
 

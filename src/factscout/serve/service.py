@@ -19,7 +19,7 @@ from factscout.check import Checker
 from factscout.errors import InputError
 from factscout.records import Claim, Query, Ranking
 
-DEFAULT_POLICY = "auto"  # the shipped policy made for the index's retriever (random when none)
+DEFAULT_POLICY = "auto"  # the shipped policy made for the index's retriever (no suggestions when none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +74,7 @@ class Service:
             policy = policy_for_index(
                 info.get("retriever") or getattr(self.retriever, "name", None), info.get("source")
             )
+        # None: no shipped policy fits the index, and the editor suggests nothing
         self.policy = make_policy(policy, retriever=self.retriever) if isinstance(policy, str | os.PathLike) else policy
         self.max_rewrite_steps = max_rewrite_steps
         self.env = None
@@ -224,7 +225,7 @@ class Service:
             for hit in hits:
                 hit["relevant"] = hit["passage_id"] in relevant
         suggestion = None
-        if job.suggest:
+        if job.suggest and self.policy is not None:
             trace = rewrite(claim, self.policy, env, max_steps=self.max_rewrite_steps)
             suggestion = trace.to_dict()
             suggestion["steps"] = [
@@ -236,9 +237,14 @@ class Service:
             "tokens": tokens,
             "hits": hits,
             "metric": metric,
-            "policy": self.policy.name,
+            "policy": self.policy_name,
             "suggestion": suggestion,
         }
+
+    @property
+    def policy_name(self) -> str | None:
+        """The query editor's rewrite policy, ``None`` when no shipped policy fits the index."""
+        return None if self.policy is None else str(self.policy.name)
 
     def info(self) -> dict[str, Any]:
         return {
@@ -246,6 +252,6 @@ class Service:
             "retriever": getattr(self.retriever, "name", type(self.retriever).__name__),
             "index": self.checker.provenance.get("index"),
             "planner": self.settings.planner,
-            "policy": self.policy.name,
+            "policy": self.policy_name,
             "qrels": len(self.env.relevant) if self.env is not None else 0,
         }

@@ -90,6 +90,7 @@
 
   function renderSuggestion(trace, policy) {
     const list = el("editor-suggestion");
+    if (!list) return; // no shipped policy fits the index: the page says so, and nothing is suggested
     clear(list);
     el("suggest-policy").textContent = policy;
     if (!trace) return;
@@ -107,7 +108,7 @@
   async function load(query, action, suggest) {
     el("editor-status").textContent = "searching…";
     try {
-      const body = { query: query, k: 5, suggest: suggest };
+      const body = { query: query, k: 5, suggest: suggest && el("editor-suggestion") !== null };
       if (action !== null) body.action = action;
       if (claimId) body.claim_id = claimId;
       const data = await call(body);
