@@ -75,9 +75,13 @@ def count_rule(stances: Iterable[Stance], *, min_evidence: int, min_confidence: 
             neutral.append(s)
     label: VerdictLabel
     n_sup, n_ref = len(supporting), len(refuting)
-    counts = f"{n_sup} supporting, {n_ref} refuting, {len(neutral)} neutral (confidence >= {min_confidence:g})"
+    # min_confidence is a threshold on each sentence's stance probability, not the verdict's confidence
+    counts = (
+        f"{n_sup} supporting, {n_ref} refuting, {len(neutral)} neutral or unsure sentences "
+        f"(a sentence counts for a side when its stance probability is at least {min_confidence:g})"
+    )
     if n_sup + n_ref < min_evidence:
-        label, why = NOT_ENOUGH_EVIDENCE, f"fewer than {min_evidence} confident sentences"
+        label, why = NOT_ENOUGH_EVIDENCE, f"fewer than {min_evidence} supporting or refuting sentences"
     elif n_sup > n_ref:
         label, why = SUPPORTED, "more supporting than refuting sentences"
     elif n_ref > n_sup:
