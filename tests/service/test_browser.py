@@ -94,9 +94,15 @@ def test_check_a_claim_edit_its_query_and_take_a_screenshot(server, page, mini, 
     claim = next(c for c in mini.claims if c.claim_id == CLAIM_ID)
     response = page.goto(server + "/")
     assert response.status == 200 and "script-src 'self'" in response.headers["content-security-policy"]
+    # an example claim fills the claim box (and checks nothing yet)
+    example = page.locator("#examples a.example").first
+    example.click()
+    assert page.input_value("#claim") == example.inner_text() and page.url == server + "/"
     page.fill("#claim", claim.text)
     page.fill("#date", "2016-06-01")
     page.select_option("#evidence", "all")
+    assert not page.is_visible("#claim-id")  # a researcher's field, under Advanced
+    page.click("#claim-form details.advanced summary")
     page.fill("#claim-id", CLAIM_ID)
     # the check goes through the job API; its first three polls are answered "running 0/1" here so
     # the progress line can be seen however fast the check is
@@ -128,8 +134,16 @@ def test_check_a_claim_edit_its_query_and_take_a_screenshot(server, page, mini, 
     assert page.locator("#evidence .group").count() == 3
     assert page.locator("#evidence article.passage").count() == 5
     assert page.locator("#evidence .sent.hl").count() >= 1
+    # each highlighted sentence says its stance and probability in words, under a legend
+    assert page.is_visible("#legend") and "supports" in page.inner_text("#legend")
+    tags = page.locator("#evidence .group .stance-tag").all_inner_texts()
+    assert len(tags) == page.locator("#evidence .sent.hl").count()
+    assert all(t.rsplit(" ", 1)[0] in ("supports", "refutes", "not enough info") for t in tags)
+    assert all(0.0 <= float(t.rsplit(" ", 1)[1]) <= 1.0 for t in tags)
     hostile = page.locator('article[data-passage-id="hostile"]')
-    assert "2015-03-02" in hostile.inner_text() and claim.text in hostile.locator(".found-by").first.inner_text()
+    assert "2015-03-02" in hostile.inner_text() and not hostile.locator(".found-by").first.is_visible()
+    hostile.locator("details.advanced summary").click()  # which query found it: under Advanced
+    assert claim.text in hostile.locator(".found-by").first.inner_text()
     # the late passage is on the timeline and marked as published after the claim date
     late = page.locator('article[data-passage-id="late-folate"]')
     assert "after the claim date" in late.inner_text()
@@ -200,3 +214,4 @@ def test_a_hostile_claim_is_text_too(server, page):
     assert HOSTILE_SCRIPT in page.inner_text("#queries")
     assert page.locator("main img").count() == 0
     _no_script_ran(page)
+

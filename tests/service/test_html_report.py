@@ -203,5 +203,7 @@ def test_the_served_page_draws_the_same_trust_view():
         macro.render(v={"label": "refuted", "call": "refuted", "confidence": 0.9, "abstention": None}).split()
     )
     assert 'Confidence <strong class="confidence-value">0.90</strong>' in shown
-    index = (CSS.parent.parent / "templates" / "index.html").read_text()
-    assert "views.trust_view(v)" in index
+    folder = CSS.parent.parent / "templates"
+    assert "{{ trust_view(v) }}" in (folder / "_views.html").read_text()  # inside verdict_view, which both call
+    for name in ("index.html", "report.html"):
+        assert "views.verdict_view(v, report.claim_id" in (folder / name).read_text()

@@ -38,7 +38,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -46,6 +46,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from factscout.check import Checker
 from factscout.errors import FactscoutError, InputError, MissingDependency, UnknownName
 from factscout.records import Claim
+from factscout.serve.examples import examples_for
 from factscout.serve.jobs import ClaimTask, JobStore, JobWorker
 from factscout.serve.page import evidence_view, templates, timeline_view
 from factscout.serve.responses import (
@@ -126,8 +127,9 @@ def create_app(
 
     ``token``: require ``Authorization: Bearer <token>`` on the API (not on health; the page is
     then off, as a browser cannot send it). ``policy``: the rewrite policy for the query
-    editor's suggestions (``auto``: the shipped policy made for the index's retriever; a folder from
-    ``factscout train rewrite``; a shipped name; or ``random``/``original``).
+    editor's suggestions (``auto``: the shipped policy made for the index's retriever, none when no
+    shipped policy fits it; a folder from ``factscout train rewrite``; a shipped name; or
+    ``random``/``original``).
     ``qrels``: relevance judgements by claim id, so the editor shows the metric (``reward``).
     ``max_pending``: requests queued or running before 503 (at least the clients you expect at
     once); ``max_batch``: checks or searches run together in one core call. ``state``: the folder
@@ -153,6 +155,7 @@ def create_app(
     )
     worker = JobWorker(store, runner, batch=max_batch)
     pages = templates()
+    examples = examples_for(service.store)  # example claims whose evidence is in the index
     ids = itertools.count(1)
 
     @contextlib.asynccontextmanager
@@ -324,6 +327,10 @@ def create_app(
 
     # ------------------------------------------------------------ the page
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(HERE / "static" / "favicon.ico", media_type="image/x-icon")
+
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def page(request: Request) -> HTMLResponse:
         if token is not None:
@@ -343,6 +350,7 @@ def create_app(
             "report": None,
             "error": None,
             "pending_job": None,
+            "examples": examples,
         }
         status = 200
         job_id = params.get("job")

@@ -1,9 +1,11 @@
 """Shareable reports: one or many check reports as a single self-contained HTML file.
 
 ``factscout check ... --html report.html`` writes what the served page shows for a claim (the
-verdict with its sentence counts, the planned queries, the timeline of evidence dates, the evidence
-grouped by stance with the deciding sentences highlighted and the queries that found each passage)
-plus each report's provenance, for one claim or a whole ``--claims`` file, as a page that needs no
+verdict with its calibrated confidence or why it is not definite, its sentence counts, the planned
+queries, the timeline of evidence dates, the evidence grouped by stance with the deciding sentences
+highlighted and labelled with their stance and its probability under a legend, a source link where
+the passage has a URL, DOI or PubMed id, and the queries that found each passage) plus each
+report's provenance, for one claim or a whole ``--claims`` file, as a page that needs no
 server. It is drawn with the served page's own pieces: the view functions of
 :mod:`factscout.serve.page` and the page's stylesheet ``serve/static/app.css``, read at run time and
 inlined, under the same markup and class names (``templates/report.html``). The served page's only
@@ -13,7 +15,8 @@ has no script at all.
 Self-contained and inert: no external asset of any kind (stylesheet inline, no fonts, images or
 scripts), and a Content-Security-Policy in the page itself (``default-src 'none'``: no script, no
 request) on top of Jinja2's autoescaping, so hostile passage text stays text even if opened from
-a mail attachment. Links to the evidence's sources are plain ``http(s)`` anchors only.
+a mail attachment. Links to the evidence's sources are plain ``http(s)`` anchors only
+(:func:`factscout.serve.page.source_link`).
 """
 
 from __future__ import annotations
@@ -60,20 +63,6 @@ def _as_dict(report: Report | Mapping[str, Any], position: int) -> dict[str, Any
     return Report.from_dict(report).to_dict()
 
 
-def _groups(report: dict[str, Any], store: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """The page's evidence groups; a passage missing from ``store`` shows the report's own
-    highlighted sentences (a report read back from JSON lines without its index)."""
-    known = store if store is not None else {}
-    groups = evidence_view(report, known)
-    for group in groups:
-        for item in group["passages"]:
-            if item["passage_id"] not in known:
-                item["passage_sentences"] = [
-                    {"text": s["text"], "stance": s["stance"], "selected": True} for s in item["sentences"]
-                ]
-    return groups
-
-
 def _provenance(report: dict[str, Any]) -> list[tuple[str, str]]:
     def shown(value: Any) -> str:
         return value if isinstance(value, str) else json.dumps(value, indent=1, sort_keys=True, default=str)
@@ -98,7 +87,7 @@ def render_html(
         {
             "report": d,
             "anchor": f"claim-{i + 1}",
-            "groups": _groups(d, store),
+            "groups": evidence_view(d, store if store is not None else {}),
             "timeline": timeline_view(d),
             "provenance": _provenance(d),
         }

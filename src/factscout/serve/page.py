@@ -1,15 +1,18 @@
 """What the web page shows for a report: a view over ``Report.to_dict()`` and the passage store
-(the passages' sentences with the selected ones highlighted, the timeline's geometry). No
-pipeline logic: the report already holds the stances, counts and dates."""
+(the passages' sentences with the selected ones highlighted, each with its stance in words and its
+probability; a source link where the passage's id or url is a URL, a DOI or a PubMed id; the
+timeline's geometry). No pipeline logic: the report already holds the stances, counts and dates."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 from typing import Any
 
 from factscout.datasets.passages import sentences_of
 from factscout.errors import MissingDependency
+from factscout.records import STANCE_LABELS
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -24,13 +27,55 @@ def templates() -> Any:
     return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True, auto_reload=False)
 
 
-GROUPS = (("supports", "Supporting"), ("refutes", "Refuting"), ("not enough info", "Neutral"))
+# the columns count passages (the verdict counts sentences): their titles say so
+GROUPS = (
+    ("supports", "Supporting passages"),
+    ("refutes", "Refuting passages"),
+    ("not enough info", "Neutral passages"),
+)
 MAX_SENTENCES = 40  # sentences of a passage shown around the highlighted ones
 TIMELINE_WIDTH, TIMELINE_MARGIN = 800, 40
 
 
+_DOI = re.compile(r"(?:doi:\s*|https?://(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)", re.IGNORECASE)
+_PMID = re.compile(r"(?:pmid|pubmed)[:\s]\s*(\d{1,9})", re.IGNORECASE)
+
+
+def source_link(url: str | None, doc_id: str | None = None) -> dict[str, str] | None:
+    """Where a reader can open the passage's source: its ``url`` when it is ``http(s)``, else a DOI
+    (``10.x/...``, ``doi:10.x/...``) or a PubMed id written as such (``PMID:123``, ``pubmed:123``)
+    in its url or document id. A bare number is not taken for a PubMed id (SciFact's document ids
+    are S2ORC ids): no link is better than a wrong one. ``{"href", "text"}`` or ``None``."""
+    if url and url.strip().lower().startswith(("https://", "http://")) and not _DOI.fullmatch(url.strip()):
+        href = url.strip()
+        host = href.split("://", 1)[1].split("/", 1)[0]
+        return {"href": href, "text": host or href}
+    for value in (url, doc_id):
+        text = (value or "").strip()
+        if doi := _DOI.fullmatch(text):
+            return {"href": "https://doi.org/" + doi.group(1), "text": "DOI " + doi.group(1)}
+        if pmid := _PMID.fullmatch(text):
+            return {"href": f"https://pubmed.ncbi.nlm.nih.gov/{pmid.group(1)}/", "text": "PubMed " + pmid.group(1)}
+    return None
+
+
+def sentence_view(sentence: dict[str, Any]) -> dict[str, Any]:
+    """A highlighted sentence of the report: its text, stance and the probability of that stance."""
+    stance = sentence["stance"]
+    probabilities = sentence.get("probabilities") or ()
+    i = STANCE_LABELS.index(stance)
+    return {
+        "text": sentence["text"],
+        "stance": stance,
+        "selected": True,
+        "probability": float(probabilities[i]) if len(probabilities) > i else None,
+    }
+
+
 def evidence_view(report: dict[str, Any], store: Any) -> list[dict[str, Any]]:
-    """The evidence groups: each passage's sentences, the selected ones marked with their stance."""
+    """The evidence groups: each passage's sentences, the selected ones marked with their stance
+    and its probability; its source link; the text of the queries that found it. A passage missing
+    from ``store`` shows only its highlighted sentences (a report read back without its index)."""
     query_text = {q["query_id"]: q["text"] for q in report["queries"]}
     groups = []
     for stance, title in GROUPS:
@@ -38,17 +83,19 @@ def evidence_view(report: dict[str, Any], store: Any) -> list[dict[str, Any]]:
         for e in report["evidence"]:
             if e["stance"] != stance:
                 continue
-            marked = {s["index"]: s for s in e["sentences"]}
-            text = store[e["passage_id"]].text if e["passage_id"] in store else ""
-            sentences = [
-                {"text": s, "stance": marked[i]["stance"] if i in marked else None, "selected": i in marked}
-                for i, s in enumerate(sentences_of(text))
-            ][:MAX_SENTENCES]
+            marked = {s["index"]: sentence_view(s) for s in e["sentences"]}
+            if e["passage_id"] in store:
+                plain = {"stance": None, "selected": False, "probability": None}
+                text = store[e["passage_id"]].text
+                sentences = [marked.get(i, {"text": s, **plain}) for i, s in enumerate(sentences_of(text))]
+            else:
+                sentences = list(marked.values())
             items.append(
                 {
                     **e,
-                    "passage_sentences": sentences,
+                    "passage_sentences": sentences[:MAX_SENTENCES],
                     "found_by_text": [query_text.get(q, q) for q in e["found_by"]],
+                    "source": source_link(e.get("url"), e.get("doc_id")),
                 }
             )
         groups.append({"stance": stance, "title": title, "passages": items})

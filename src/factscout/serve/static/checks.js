@@ -2,7 +2,8 @@
 // and shows the progress ("checking… 0/1") instead of holding the request open; when the job is
 // done it opens the report's shareable link with &job=ID, which the server renders from the stored
 // report. Without this script the form still works (a plain GET of the page). Text is only ever
-// put into the page with textContent.
+// put into the page with textContent. An example claim on the empty page is put into the claim
+// box (its link, without this script, checks it at once).
 "use strict";
 
 (function () {
@@ -73,6 +74,15 @@
     event.preventDefault(); // the browser has checked the fields (required, maxlength) already
     submit();
   });
+
+  for (const example of document.querySelectorAll("a.example")) {
+    example.addEventListener("click", (event) => {
+      event.preventDefault();
+      form.elements.claim.value = example.dataset.claim || "";
+      form.elements.date.value = example.dataset.date || "";
+      form.elements.claim.focus();
+    });
+  }
 
   // a page opened on a job that had not finished yet (?job=ID): go on polling it
   if (progress.dataset.job) {
