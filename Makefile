@@ -7,6 +7,9 @@ DEMO_STAMP := $(VENV)/.installed-demo-$(shell cksum < pyproject.toml | cut -d' '
 DEMO_EXTRAS := dense,fast,nlp
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check --no-compile  # bytecode is compiled on first import, for what is used
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# axe-core from npm, for the accessibility tests in Chromium (tests/service/axe.py reads its axe.min.js)
+AXE_VERSION := 4.14.1
+AXE_STAMP := $(VENV)/axe/.installed-axe-core-$(AXE_VERSION)
 
 .PHONY: demo test test-fast lint bench setup clean
 
@@ -20,13 +23,18 @@ $(STAMP):
 	command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium)
 	rm -f $(VENV)/.installed-* && touch $(STAMP) $(DEMO_STAMP)
 
+$(AXE_STAMP):
+	command -v npm >/dev/null || ($(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq npm)
+	npm install --prefix $(VENV)/axe --no-audit --no-fund --loglevel=error axe-core@$(AXE_VERSION)
+	rm -f $(VENV)/axe/.installed-* && touch $(AXE_STAMP)
+
 $(DEMO_STAMP):
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) torch==2.13.0
 	$(PIP) -e '.[$(DEMO_EXTRAS)]'
 	rm -f $(VENV)/.installed-demo-* && touch $(DEMO_STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) $(AXE_STAMP)
 
 demo: $(DEMO_STAMP)
 	$(VENV)/bin/factscout demo
@@ -36,7 +44,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(VENV)/bin/mypy src/factscout
 
-test: lint
+test: lint $(AXE_STAMP)
 	$(VENV)/bin/pytest -q
 
 # the inner loop: unit tests only, no Ray cluster, Chromium, PostgreSQL server, full dataset or sentence encoder (docs/testing.md)

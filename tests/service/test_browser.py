@@ -1,7 +1,9 @@
 """The web page in a real browser: Playwright driving Debian's headless Chromium against the app
 served by uvicorn on loopback. Submits a claim, reads the evidence, timeline and verdict, uses the
 query editor, and checks that a passage with ``<script>`` and ``<img onerror>`` is shown as text
-and never runs. Writes a screenshot to pytest's tmp dir (and to ``$FACTSCOUT_SCREENSHOT``).
+and never runs. Writes a screenshot to pytest's tmp dir (and to ``$FACTSCOUT_SCREENSHOT``). axe-core
+(``tests/service/axe.py``) finds no serious or critical accessibility violation on the empty page
+or on a report.
 
 Chromium comes from the system (``make setup`` installs Debian's ``chromium``); without it these
 tests fail rather than skip, unless ``FACTSCOUT_NO_BROWSER=1`` says to skip them on purpose.
@@ -215,3 +217,24 @@ def test_a_hostile_claim_is_text_too(server, page):
     assert page.locator("main img").count() == 0
     _no_script_ran(page)
 
+
+@pytest.mark.parametrize("shown", ["empty", "report"])
+def test_axe_finds_no_serious_accessibility_violation(server, browser, shown):
+    from urllib.parse import urlencode
+
+    from .axe import axe_source, describe, violations
+
+    source = axe_source()
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # to add axe's script
+    page = context.new_page()
+    if shown == "report":
+        claim = "A deficiency of folate increases blood levels of homocysteine."
+        page.goto(
+            server + "/?" + urlencode({"claim": claim, "date": "2016-06-01", "evidence": "all", "claim_id": CLAIM_ID})
+        )
+        page.wait_for_selector('#editor[data-ready="true"]')
+    else:
+        page.goto(server + "/")
+    found = violations(page, source)
+    context.close()
+    assert found == [], "axe-core, serious or critical:\n" + describe(found)

@@ -78,3 +78,16 @@ def test_the_html_report_opens_in_chromium_without_errors_or_requests(browser, r
     page.locator("#contents a").nth(n - 1).click()  # the contents links jump to each claim
     assert page.url.endswith(f"#claim-{n}")
     context.close()
+
+
+def test_axe_finds_no_serious_accessibility_violation_in_the_html_report(browser, report_file):
+    from .axe import axe_source, describe, violations
+
+    source = axe_source()
+    path, _ = report_file
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # to add axe's script
+    page = context.new_page()
+    page.goto(path.as_uri())
+    found = violations(page, source)
+    context.close()
+    assert found == [], "axe-core, serious or critical:\n" + describe(found)
