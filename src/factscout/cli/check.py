@@ -115,7 +115,10 @@ def check(
     output_path(html, "--html")
     text = claim_text(claim) if claim is not None else None
     day = parse_day(date, "--date")
-    items = read_claims(claims) if input_path(claims, "--input") is not None else []
+    items: list[Claim] = []
+    if claims is not None:
+        input_path(claims, "--input")
+        items = read_claims(claims)
     from factscout.check import CheckSettings
     from factscout.retrieve.index import read_manifest
 

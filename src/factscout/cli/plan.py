@@ -7,7 +7,19 @@ from typing import Annotated
 
 import typer
 
-from factscout.cli.common import INPUT, OUTPUT, counted, err, friendly, one_of, out, quiet_libraries, status
+from factscout.cli.common import (
+    INPUT,
+    OUTPUT,
+    counted,
+    err,
+    friendly,
+    input_path,
+    one_of,
+    out,
+    output_path,
+    quiet_libraries,
+    status,
+)
 from factscout.plan import PLANNERS
 
 
@@ -30,15 +42,20 @@ def plan(
 ) -> None:
     """Plan the search queries for each claim."""
     quiet_libraries()
+    from factscout.errors import InputError
     from factscout.formats.beir import read_claims, write_queries
     from factscout.plan import make_planner, plan_all
     from factscout.plan.base import PLAN_BATCH, PlanFailure
     from factscout.plan.mmr import MmrFilter
     from factscout.records import Query
 
-    engine = make_planner(planner)
+    output_path(out_path, "--output")
+    input_path(claims, "--input")
     skipped: list[str] = []
-    items = list(read_claims(claims, skipped=skipped))
+    items = list(read_claims(claims, skipped=skipped, strict=True))  # read whole before the planner loads
+    if not items:
+        raise InputError(f"no claim in {claims} can be planned: " + ("; ".join(skipped[:3]) or "it is empty"))
+    engine = make_planner(planner)
     queries: list[Query] = []
     failures: list[PlanFailure] = []
     # plan_all gives a batch planner (plan_many) PLAN_BATCH claims per call and plans the others one claim

@@ -10,11 +10,13 @@ import typer
 from factscout.cli.common import (
     INPUT,
     OUTPUT,
+    claim_text,
     counted,
     err,
     friendly,
     one_of,
     out,
+    output_path,
     quiet_libraries,
     read_claims,
     status,
@@ -78,6 +80,9 @@ def rewrite(
             f"policy ({', '.join(shipped_policies())}; which beat the original claim on held-out claims, and "
             "where: src/factscout/rewrite/models/POLICIES.md) or a baseline (original | random)"
         )
+    text = claim_text(claim) if claim is not None else None
+    items = read_claims(claims) if claims is not None else []  # read whole before anything loads
+    output_path(out_path, "--output")
     read_manifest(index)
     engine = make_policy(policy, seed=seed)
     searched = load_index(index) if qrels is not None or isinstance(engine, RankerPolicy) else None
@@ -85,10 +90,8 @@ def rewrite(
         engine = engine.bind(searched)
     env = SearchEnvironment(searched, read_qrels(qrels), reward) if searched is not None and qrels is not None else None
     if claim is not None:
-        if not claim.strip():
-            raise typer.BadParameter("the claim is empty")
         with status("rewriting the claim"):
-            trace = rewrite_claim(Claim(claim_id or "claim", claim.strip()), engine, env, max_steps=max_steps)
+            trace = rewrite_claim(Claim(claim_id or "claim", str(text)), engine, env, max_steps=max_steps)
         before = trace.original_reward
         for step in trace.steps:
             scored = f": {trace.measure} {before:.2f} → {step.reward:.2f}" if step.reward is not None else ""
@@ -99,7 +102,6 @@ def rewrite(
         out.print(f"final query: {trace.final}", highlight=False, soft_wrap=True)
         return
     assert claims is not None and out_path is not None  # for mypy: checked above
-    items = read_claims(claims)
     with counted("rewriting claims", len(items)) as bar:
         queries, failures = rewrite_all(items, engine, env, max_steps=max_steps, on_claim=bar.advance)
     write_queries(out_path, queries)

@@ -14,11 +14,14 @@ from factscout.cli.common import (
     INPUT,
     OUTPUT,
     RayOption,
+    claim_text,
     counted,
     err,
     friendly,
+    input_path,
     one_of,
     out,
+    output_path,
     parse_day,
     quiet_libraries,
 )
@@ -62,6 +65,7 @@ def search(
     A query with a date finds only passages published before it unless --no-date-filter is given.
     """
     quiet_libraries()
+    from factscout.errors import InputError
     from factscout.formats.beir import read_queries
     from factscout.formats.trec import write_run
     from factscout.records import Query
@@ -79,24 +83,30 @@ def search(
         fuse = named_fusion(fusion, fusion_weights)
     if (queries is None) == (query is None):
         raise typer.BadParameter("give exactly one of --input FILE (--queries) or --query TEXT")
-    if ray and read_manifest(index)[1].get("retriever") != "sharded":
+    # everything the user gave is checked before the index loads
+    output_path(run, "--output")
+    text = claim_text(query, "--query") if query is not None else None
+    day = parse_day(date, "--date")
+    items: list[Any] = []
+    if queries is not None:
+        input_path(queries, "--input")
+        items = list(read_queries(queries, strict=True))
+        if not items:
+            raise InputError(f"--input {queries} holds no query")
+    manifest = read_manifest(index)[1]
+    if ray and manifest.get("retriever") != "sharded":
         raise typer.BadParameter("--ray searches a sharded index (built with factscout index --shards N)")
-    from factscout.retrieve.index import read_manifest
-
     extra: dict[str, Any] = {"ray": ray} if ray else {}
-    if fast and read_manifest(index)[1].get("retriever") in ("dense", "hybrid"):
+    if fast and manifest.get("retriever") in ("dense", "hybrid"):
         extra["query_encoder"] = "int8"
-    retriever = load_index(index, undated=undated, **extra)  # --ray: shard actors  # --ray: shard actors
-    if query is not None:
-        day = parse_day(date, "--date")
+    retriever = load_index(index, undated=undated, **extra)  # --ray: shard actors
+    if text is not None:
         before = day if date_filter else None
-        ranking = retriever.search([Query("q", "q", query, "cli", day)], k, published_before=before)[0]
-        _print_ranking(retriever, ranking, query)
+        ranking = retriever.search([Query("q", "q", text, "cli", day)], k, published_before=before)[0]
+        _print_ranking(retriever, ranking, text)
         if run:
             write_run(run, [ranking])
         return
-    assert queries is not None
-    items = list(read_queries(queries))
     with counted("searching", len(items)) as bar:
         rankings = search_all(
             retriever,

@@ -44,7 +44,7 @@ def serve(
         str,
         typer.Option(
             help="query editor suggestions: `auto` (the shipped policy made for the index's retriever and "
-            "dataset, random when none), a `factscout train rewrite` folder, a shipped policy: "
+            "dataset; no suggestions when none fits), a `factscout train rewrite` folder, a shipped policy: "
             f"{one_of(shipped_policies())}, or a baseline: {one_of(BASELINES)}"
         ),
     ] = "auto",

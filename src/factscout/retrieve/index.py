@@ -211,12 +211,12 @@ def index_sentences(
     passages: Sequence[Passage], *, encoder: Any = None, show_progress: bool = False, ray: str | None = None
 ) -> SentenceData:
     """Sentence data for ``passages`` embedded with ``check``'s default selection encoder (the
-    int8 MiniLM when installed: :func:`~factscout.retrieve.onnx_encoder.fast_encoder`, what
+    int8 MiniLM when installed: :func:`~factscout.retrieve.onnx_encoder.int8_encoder`, what
     ``select.base.default_encoder`` gives the threshold selector) or ``encoder``, in this process
     or on Ray Data actors with ``ray``."""
-    from factscout.retrieve.onnx_encoder import fast_encoder
+    from factscout.retrieve.onnx_encoder import int8_encoder
 
-    encoder = encoder if encoder is not None else fast_encoder()
+    encoder = encoder if encoder is not None else int8_encoder()
     run = where_to_run(CORPUS_ENCODERS, ray)
 
     def encode(texts: list[str]) -> Any:

