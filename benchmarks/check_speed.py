@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import shutil
 import subprocess
@@ -45,11 +44,10 @@ def cpu_of_children() -> float:
 
 def run_check(index: Path, claims: Path, out: Path, *extra: str) -> tuple[float, float]:
     """CPU and wall seconds of one ``factscout check -i claims -o out`` process."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     cmd = [sys.executable, "-c", "from factscout.cli.main import app; app()", "-q", "check"]
     cmd += ["--index", str(index), "--input", str(claims), "--output", str(out), *extra]
     cpu, wall = cpu_of_children(), time.perf_counter()
-    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return cpu_of_children() - cpu, time.perf_counter() - wall
 
 
@@ -81,7 +79,6 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=20)
     parser.add_argument("--large", type=int, default=300)
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "src"))
     from factscout.datasets import load_dataset
     from factscout.formats.beir import read_queries, write_queries
     from factscout.retrieve import build_index, load_index, save_index

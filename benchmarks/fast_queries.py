@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -47,7 +46,6 @@ def main() -> None:
     parser.add_argument("--speed-sample", type=int, default=400, help="passages timed per encoder")
     add_data_flags(parser)
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "src"))
     from dataclasses import replace
 
     from factscout.evaluate import evaluate

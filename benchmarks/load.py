@@ -62,8 +62,7 @@ def start_server(index: Path, port: int, planner: str, *extra: str) -> subproces
     code = "from factscout.cli.main import app; app()"
     args = [sys.executable, "-c", code, "serve", "--index", str(index), "--port", str(port), "--planner", planner]
     args += extra
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
 async def wait_ready(base: str, proc: subprocess.Popen[bytes], timeout: float = 300) -> dict[str, Any]:

@@ -256,7 +256,7 @@ def child(cmd: list[str]) -> tuple[float, float, int, str]:
     as Linux carries the parent's high-water mark over fork and exec."""
     with tempfile.TemporaryDirectory() as tmp:
         peak_file = Path(tmp) / "peak"
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "SCALE_CHECK_PEAK": str(peak_file)}
+        env = {**os.environ, "SCALE_CHECK_PEAK": str(peak_file)}
         with open(Path(tmp) / "out", "w+b") as out, open(Path(tmp) / "err", "w+b") as err:
             wall = time.perf_counter()
             proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
@@ -372,7 +372,6 @@ def main() -> None:
         parser.error(f"--sizes must be positive and --kinds among {', '.join(KINDS)}")
     if not 0 < args.small < args.large:
         parser.error("need 0 < --small < --large")
-    sys.path.insert(0, str(ROOT / "src"))
     from factscout.datasets import load_dataset
     from factscout.formats.beir import read_queries, write_queries
     from factscout.retrieve import save_index

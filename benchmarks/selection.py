@@ -208,7 +208,6 @@ def main() -> None:
     train_claims = [c for c in all_claims if c.claim_id not in held_ids]
     dev_claims = [c for c in train_claims if c.claim_id in stance_dev_ids(train_claims)]
     if args.claims:
-        sys.path.insert(0, str(Path(__file__).parent))
         from stance import read_split
 
         eval_claims, eval_abstracts = read_split(args.claims, args.corpus)

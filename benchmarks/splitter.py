@@ -61,7 +61,6 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, help="JSONL with an 'abstract' list per row (default: SciFact's)")
     parser.add_argument("--senter", action="store_true", help="also the statistical senter (slow)")
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "src"))
     from factscout.datasets.base import data_root
     from factscout.datasets.passages import sentences_of
     from factscout.datasets.scifact import FOLDER
