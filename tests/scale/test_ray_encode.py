@@ -17,8 +17,8 @@ from factscout.cli.main import app
 from factscout.formats.beir import write_corpus
 from factscout.records import Query
 from factscout.retrieve import load_index
-from factscout.retrieve.encoder import Encoder
 from factscout.retrieve.sentences import load_sentence_data
+from factscout.text.encoder import Encoder
 
 runner = CliRunner()
 QUERIES = [

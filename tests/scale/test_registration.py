@@ -15,9 +15,9 @@ def test_an_unregistered_ray_backend_says_to_import_factscout_scale():
 
 
 def test_local_is_built_in_and_chosen_without_ray():
-    from factscout.retrieve.encoder import CORPUS_ENCODERS
     from factscout.retrieve.sharded import SHARD_BACKENDS
     from factscout.rewrite.generate import BFS_POOLS
+    from factscout.text.encoder import CORPUS_ENCODERS
 
     for registry in (SHARD_BACKENDS, CORPUS_ENCODERS, BFS_POOLS):
         assert where_to_run(registry, None) is registry["local"]
@@ -25,9 +25,9 @@ def test_local_is_built_in_and_chosen_without_ray():
 
 def test_importing_factscout_scale_registers_ray_everywhere():
     import factscout.scale  # noqa: F401
-    from factscout.retrieve.encoder import CORPUS_ENCODERS
     from factscout.retrieve.sharded import SHARD_BACKENDS
     from factscout.rewrite.generate import BFS_POOLS
+    from factscout.text.encoder import CORPUS_ENCODERS
 
     for registry in (SHARD_BACKENDS, CORPUS_ENCODERS, BFS_POOLS):
         assert where_to_run(registry, "auto") is registry["ray"]

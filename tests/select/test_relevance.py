@@ -5,7 +5,6 @@ import json
 import numpy as np
 import pytest
 
-from factscout.datasets.passages import sentences_of
 from factscout.errors import BadModel, FactscoutError, InputError, ModelNotFound
 from factscout.records import Claim, Passage
 from factscout.select import make_selector
@@ -17,6 +16,7 @@ from factscout.select.relevance import (
     read_setting,
     write_setting,
 )
+from factscout.text.sentences import sentences_of
 from factscout.training.selector import best_relevance_setting
 
 # SciFact train claim 34 with the rationale sentence of its cited abstract, and a sentence of

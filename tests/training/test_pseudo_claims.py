@@ -2,9 +2,9 @@ import dataclasses
 
 import pytest
 
-from factscout.datasets.passages import sentences_of
 from factscout.errors import InputError
 from factscout.records import Passage
+from factscout.text.sentences import sentences_of
 from factscout.training.pseudo_claims import (
     PseudoClaimSet,
     claim_like_reason,

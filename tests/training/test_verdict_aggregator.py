@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from factscout.check import Checker, CheckSettings
-from factscout.datasets.passages import sentences_of
 from factscout.errors import InputError
 from factscout.records import STANCE_LABELS, Claim, Hit, Ranking, Sentence, Stance
 from factscout.retrieve import build_retriever
+from factscout.text.sentences import sentences_of
 from factscout.training.verdict_aggregator import (
     AggregatorConfig,
     choose_model,

@@ -273,10 +273,10 @@ def test_wrong_feature_width_is_an_input_error(three_way):
 
 def test_the_shipped_model_loads_and_check_reports_which_method_ran(tiny_corpus):
     from factscout.check import Checker, CheckSettings
-    from factscout.datasets.passages import sentences_of
     from factscout.records import Sentence
     from factscout.report import Report
     from factscout.retrieve import build_retriever
+    from factscout.text.sentences import sentences_of
 
     shipped = VerdictAggregator.load()
     assert shipped.labels == ("supported", "refuted", "not enough evidence") and shipped.info["stance"]

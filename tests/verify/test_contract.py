@@ -38,7 +38,7 @@ RANKING = Ranking("c1", [Hit("p1", 3.0, found_by=("c1",)), Hit("p2", 1.0, found_
 @pytest.fixture(scope="module")
 def encoder():
     from factscout.nn.encoding import CachedEncoder
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     return CachedEncoder(Encoder())
 

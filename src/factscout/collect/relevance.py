@@ -3,7 +3,7 @@
 QuanTemp++ keeps a result for a sub-query when the cosine similarity of their sentence
 embeddings reaches a threshold; 0.45 is the default here. Embeddings come from factscout's
 offline encoder (all-MiniLM-L6-v2: int8 ONNX when installed, else the fp32 model; see
-``factscout.retrieve.onnx_encoder``), L2-normalised, so the cosine is a dot product. A result
+``factscout.text.onnx_encoder``), L2-normalised, so the cosine is a dot product. A result
 with an empty snippet is scored on its title.
 
 The encoder runs one thread: the batches here are small (a query and its ten snippets), and on
@@ -27,12 +27,12 @@ DEFAULT_THRESHOLD = 0.45
 def default_embed() -> Embed:
     """MiniLM int8 on ONNX Runtime with one thread, else the fp32 sentence-transformers model."""
     from factscout.errors import MissingDependency
-    from factscout.retrieve.onnx_encoder import OnnxEncoder
+    from factscout.text.onnx_encoder import OnnxEncoder
 
     try:
         return OnnxEncoder(threads=1).encode
     except MissingDependency:
-        from factscout.retrieve.encoder import Encoder
+        from factscout.text.encoder import Encoder
 
         return Encoder().encode
 

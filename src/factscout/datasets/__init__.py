@@ -44,7 +44,7 @@ from factscout.datasets import (  # noqa: F401  (importing registers the loaders
     sick,
 )
 from factscout.datasets.base import DATASETS, Dataset, DatasetSource, Loader, data_root, load_dataset
-from factscout.datasets.passages import sentence_windows, sentences_of, split_document, split_passages
+from factscout.datasets.passages import sentence_windows, split_document, split_passages
 from factscout.datasets.scifact import load_abstract_sentences
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "load_abstract_sentences",
     "load_dataset",
     "sentence_windows",
-    "sentences_of",
     "split_document",
     "split_passages",
 ]

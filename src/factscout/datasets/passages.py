@@ -7,82 +7,19 @@ IR with Contextual Neural Language Modeling"). A document of at most ``window`` 
 one passage whose ``passage_id`` is the ``doc_id``; longer documents give passages
 ``"<doc_id>#0"``, ``"<doc_id>#1"``... that together cover every sentence.
 
-``sentences_of`` is a light regex splitter for documents that come as plain text; datasets that
-ship sentence lists (SciFact abstracts) should pass those lists to :func:`split_document`.
+Documents that come as plain text are split with :func:`~factscout.text.sentences.sentences_of`
+(:func:`split_passages`); datasets that ship sentence lists (SciFact abstracts) should pass those
+lists to :func:`split_document`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable, Sequence
 
 from factscout.errors import InputError
 from factscout.records import Passage
-
-# Words that end with a full stop without ending the sentence (compared lower-cased, no final dot).
-_ABBREVIATIONS = frozenset(
-    {"mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "al", "approx", "ca", "cf"}
-    | {"inc", "ltd", "co", "corp", "gov", "sen", "rep", "gen", "col", "lt", "sgt", "capt", "est", "dept", "univ"}
-    | {"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"}
-    | {"u.s", "u.k", "u.n", "ph.d"}
-)
-# Abbreviations only when a number follows ("No. 5", "Fig. 2"); "he said no. Then" still splits.
-_NUMBER_ABBREVIATIONS = frozenset({"no", "nos", "fig", "figs", "vol", "eq", "sec", "art", "ch", "pp"})
-# Sentence-final punctuation (and closing quotes/brackets), whitespace, then a plausible sentence start.
-_BOUNDARY = re.compile(r"""([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")
-_LINE_BREAK = re.compile(r"[\r\n]+")
-
-
-def _last_word(text: str, end: int) -> str:
-    """The last word of ``text[:end]``: what ``re.search(r"[A-Za-z][A-Za-z.]*$", text[:end])``
-    finds (ASCII letters and full stops, from a letter on; "" when there is none), by walking back
-    from ``end``: the regex search cost O(len(text)) per sentence boundary, most of the time of
-    splitting a corpus."""
-    start = end
-    while start and (text[start - 1] == "." or (text[start - 1].isascii() and text[start - 1].isalpha())):
-        start -= 1
-    return text[start:end].lstrip(".")
-
-
-def _is_abbreviation(block: str, boundary: re.Match[str]) -> bool:
-    """Whether the full stop opening ``boundary`` closes an abbreviation or an initial, not a sentence."""
-    end = boundary.start(1)
-    if block[end] != "." or boundary.end(1) != end + 1:
-        return False
-    word = _last_word(block, end)
-    if not word:
-        return False
-    token = word.lower().rstrip(".")
-    if len(token) == 1 or token in _ABBREVIATIONS:
-        return True
-    return token in _NUMBER_ABBREVIATIONS and block[boundary.end() : boundary.end() + 1].isdigit()
-
-
-def sentences_of(text: str) -> list[str]:
-    """Split plain text into sentences with a regex (no model): line breaks always split, and
-    ``.``/``!``/``?`` followed by whitespace and an upper-case letter, digit or opening quote split
-    unless the full stop ends a known abbreviation (``Dr.``, ``U.S.``, ``e.g.``) or an initial.
-
-    Only whitespace is ever dropped: the sentences, concatenated, give back the text's
-    non-whitespace characters in order.
-    """
-    if not isinstance(text, str):
-        raise InputError(f"sentences_of expects a string, got {type(text).__name__}")
-    out: list[str] = []
-    for block in _LINE_BREAK.split(text):
-        start = 0
-        for m in _BOUNDARY.finditer(block):
-            if _is_abbreviation(block, m):
-                continue
-            piece = block[start : m.end(1)].strip()
-            if piece:
-                out.append(piece)
-            start = m.end()
-        tail = block[start:].strip()
-        if tail:
-            out.append(tail)
-    return out
+from factscout.text.sentences import sentences_of
 
 
 def _check_window(window: object, stride: object) -> tuple[int, int]:
@@ -151,7 +88,7 @@ def split_document(
 
 
 def split_passages(passages: Iterable[Passage], window: int = 5, stride: int = 3) -> list[Passage]:
-    """Split each passage's text with :func:`sentences_of` and cut it into sentence windows.
+    """Split each passage's text with :func:`~factscout.text.sentences.sentences_of` and cut it into sentence windows.
 
     A passage short enough to be one window is kept unchanged; a longer one becomes
     ``"<passage_id>#0"``, ``"<passage_id>#1"``... with the same ``doc_id``, title, date and url.

@@ -129,7 +129,7 @@ class ExampleSelector:
 
     ``examples`` defaults to ClaimDecomp dev (:func:`load_examples`, or
     :data:`BUILTIN_EXAMPLES` when the data is missing); ``embed`` maps texts to row vectors and
-    defaults to the MiniLM :class:`~factscout.retrieve.encoder.Encoder` (the pool's embeddings
+    defaults to the MiniLM :class:`~factscout.text.encoder.Encoder` (the pool's embeddings
     are cached on disk), or :func:`hashed_bag_of_words` when the dense extra is not installed.
     The pool is loaded and embedded once, on the first :meth:`select`.
     """
@@ -152,7 +152,7 @@ class ExampleSelector:
         return self._examples
 
     def _default_embedders(self) -> tuple[Embed, Embed]:
-        from factscout.retrieve.encoder import Encoder
+        from factscout.text.encoder import Encoder
 
         encoder = Encoder()
         try:

@@ -101,7 +101,7 @@ class ChatClient:
     ``Retry-After``); other 4xx answers and malformed answers raise :class:`LlmError` at once.
     ``sleep`` is injectable so tests need not wait. Answers are cached on disk (see the module
     docstring) unless ``use_cache=False``; ``cache_dir=None`` means
-    :func:`factscout.retrieve.encoder.cache_dir` (``$FACTSCOUT_CACHE``).
+    :func:`factscout.nn.backend.cache_dir` (``$FACTSCOUT_CACHE``).
     """
 
     def __init__(
@@ -171,7 +171,7 @@ class ChatClient:
         """Where answers are cached: ``<cache_dir>/llm``."""
         if self._cache_root is not None:
             return self._cache_root / CACHE_FOLDER
-        from factscout.retrieve.encoder import cache_dir
+        from factscout.nn.backend import cache_dir
 
         return cache_dir() / CACHE_FOLDER
 

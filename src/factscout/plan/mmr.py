@@ -26,7 +26,7 @@ Embed = Callable[[Sequence[str]], np.ndarray]
 
 
 def _default_embed() -> Embed:
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     encoder = Encoder()
     return encoder.encode

@@ -26,7 +26,7 @@ import numpy as np
 from factscout.errors import BadModel, InputError, ModelNotFound
 from factscout.nn import sha256_of
 from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_arrays
-from factscout.retrieve.encoder import DEFAULT_ENCODER, Encoder
+from factscout.text.encoder import DEFAULT_ENCODER, Encoder
 
 __all__ = [
     "FINETUNED_ENCODER",
@@ -134,7 +134,7 @@ def make_encoder(name: str, *, adapter: str | None = None, max_seq_length: int |
     if name == INT8_ENCODER:
         if adapter is not None:
             raise InputError(f"the {INT8_ENCODER} encoder takes no adapter")
-        from factscout.retrieve.onnx_encoder import Int8Encoder
+        from factscout.text.onnx_encoder import Int8Encoder
 
         return Int8Encoder(max_seq_length=max_seq_length or 256)
     if name == FINETUNED_ENCODER:

@@ -25,7 +25,7 @@ from factscout.records import Query, Ranking
 from factscout.registry import where_to_run
 from factscout.retrieve.adapter import FINETUNED_ENCODER, INT8_ENCODER, FineTunedEncoder, is_shipped, make_encoder
 from factscout.retrieve.base import PassageStore, check_k, check_undated, rankings_from_arrays
-from factscout.retrieve.encoder import CORPUS_BATCH, CORPUS_ENCODERS, DEFAULT_ENCODER, Encoder
+from factscout.text.encoder import CORPUS_BATCH, CORPUS_ENCODERS, DEFAULT_ENCODER, Encoder
 
 
 def _faiss():  # type: ignore[no-untyped-def]
@@ -48,7 +48,7 @@ class DenseConfig:
     ``encode_batch``: passages per encode call when the corpus is encoded (in-process and on Ray
     alike, so both give the same embeddings). ``query_encoder``: ``model`` embeds queries with the
     index's own encoder; ``int8`` with all-MiniLM-L6-v2 dynamically quantised to int8
-    (:class:`~factscout.retrieve.onnx_encoder.Int8Encoder`, ``--fast``), for a plain ``minilm``
+    (:class:`~factscout.text.onnx_encoder.Int8Encoder`, ``--fast``), for a plain ``minilm``
     or ``minilm-int8`` index only; a load-time choice, never stored."""
 
     encoder: str = DEFAULT_ENCODER
@@ -146,7 +146,7 @@ class DenseRetriever:
         if self.config.query_encoder == "model" or self.config.encoder == INT8_ENCODER:
             return self.encoder
         if getattr(self, "_int8", None) is None:
-            from factscout.retrieve.onnx_encoder import Int8Encoder
+            from factscout.text.onnx_encoder import Int8Encoder
 
             self._int8 = Int8Encoder(max_seq_length=self.config.max_seq_length)
         return self._int8

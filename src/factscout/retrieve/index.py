@@ -25,8 +25,8 @@ from factscout.formats.beir import read_corpus, write_corpus
 from factscout.records import Passage
 from factscout.registry import Registry, where_to_run
 from factscout.retrieve.base import PassageStore, Retriever
-from factscout.retrieve.encoder import CORPUS_ENCODERS
 from factscout.retrieve.sentences import ENCODE_BATCH, SentenceData, build_sentence_data, save_sentence_data
+from factscout.text.encoder import CORPUS_ENCODERS
 
 log = logging.getLogger(__name__)
 
@@ -211,10 +211,10 @@ def index_sentences(
     passages: Sequence[Passage], *, encoder: Any = None, show_progress: bool = False, ray: str | None = None
 ) -> SentenceData:
     """Sentence data for ``passages`` embedded with ``check``'s default selection encoder (the
-    int8 MiniLM when installed: :func:`~factscout.retrieve.onnx_encoder.int8_encoder`, what
+    int8 MiniLM when installed: :func:`~factscout.text.onnx_encoder.int8_encoder`, what
     ``select.base.default_encoder`` gives the threshold selector) or ``encoder``, in this process
     or on Ray Data actors with ``ray``."""
-    from factscout.retrieve.onnx_encoder import int8_encoder
+    from factscout.text.onnx_encoder import int8_encoder
 
     encoder = encoder if encoder is not None else int8_encoder()
     run = where_to_run(CORPUS_ENCODERS, ray)

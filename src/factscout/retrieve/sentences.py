@@ -5,7 +5,7 @@ Quin+ (Samarinas et al. 2021) is fast because sentence-level work happens once, 
 ``check`` selects evidence sentences by their similarity to the claim, and before this store it
 split and embedded every sentence of the passages it read for every claim: about half a claim's
 CPU time. Here ``factscout index`` splits every passage with the project's one splitter
-(:func:`~factscout.datasets.passages.sentences_of`) and embeds each distinct sentence once with
+(:func:`~factscout.text.sentences.sentences_of`) and embeds each distinct sentence once with
 the encoder ``check`` selects with (:func:`~factscout.select.base.default_encoder`). At query time
 the stored vectors are handed to the checker's encoder cache, so only the claim and its queries
 are encoded and selection is a matrix product over stored vectors.
@@ -34,30 +34,15 @@ from typing import Any
 
 import numpy as np
 
-from factscout.errors import BadIndex, InputError
+from factscout.errors import BadIndex
 from factscout.records import Passage
+from factscout.text.sentences import sentence_spans
 
 log = logging.getLogger(__name__)
 
 FOLDER = "sentences"
 FORMAT_VERSION = 1
 ENCODE_BATCH = 512  # sentences per encoder call while indexing
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """``[start, end)`` character offsets in ``text`` of each sentence of
-    :func:`~factscout.datasets.passages.sentences_of` (which only drops whitespace, so every
-    sentence is found in order): ``text[start:end]`` gives the sentence back."""
-    from factscout.datasets.passages import sentences_of
-
-    spans, pos = [], 0
-    for sentence in sentences_of(text):
-        start = text.find(sentence, pos)
-        if start < 0:  # cannot happen while sentences_of only strips whitespace; never silent
-            raise InputError(f"sentence {sentence[:40]!r} is not a substring of its passage")
-        pos = start + len(sentence)
-        spans.append((start, pos))
-    return spans
 
 
 def encoder_name(encoder: Any) -> str:
@@ -195,5 +180,4 @@ __all__ = [
     "encoder_name",
     "load_sentence_data",
     "save_sentence_data",
-    "sentence_spans",
 ]

@@ -72,7 +72,7 @@ class ClassifierConfig:
 def trainable_encoder() -> Any:
     """The MiniLM sentence-transformers module itself, for fine-tuning."""
     torch = require_torch("learned rewrite policies")
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     class TrainableEncoder(torch.nn.Module):  # type: ignore[misc,name-defined]
         def __init__(self) -> None:

@@ -155,7 +155,7 @@ def build_pointer_net(config: PointerConfig) -> Any:
             super().__init__()
             self.kind = config.encoder
             if self.kind == "minilm":
-                from factscout.retrieve.encoder import Encoder
+                from factscout.text.encoder import Encoder
 
                 st = Encoder("minilm", max_seq_length=128).model
                 self.tokenizer = st.tokenizer

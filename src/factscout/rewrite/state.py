@@ -26,13 +26,13 @@ class StateEncoder(Protocol):
 
 
 class MiniLmStateEncoder:
-    """The offline MiniLM sentence encoder (:class:`factscout.retrieve.encoder.Encoder`)."""
+    """The offline MiniLM sentence encoder (:class:`factscout.text.encoder.Encoder`)."""
 
     name = "minilm"
     dimension = 384
 
     def __init__(self) -> None:
-        from factscout.retrieve.encoder import Encoder
+        from factscout.text.encoder import Encoder
 
         self.encoder = Encoder("minilm", max_seq_length=128)
 

@@ -13,7 +13,7 @@ input order so that a run on a cluster writes the same bytes as a run in one pro
 
 Importing this package registers the ``ray`` backends into the runtime packages, which never
 import it: the shard backend (``SHARD_BACKENDS`` of :mod:`factscout.retrieve.sharded`), the
-corpus encoder (``CORPUS_ENCODERS`` of :mod:`factscout.retrieve.encoder`) and the BFS worker
+corpus encoder (``CORPUS_ENCODERS`` of :mod:`factscout.text.encoder`) and the BFS worker
 pool (``BFS_POOLS`` of :mod:`factscout.rewrite.generate`). The CLI imports it when ``--ray`` is
 given; a library caller imports it before passing ``ray=...``. Without ``--ray`` the same code
 runs in-process; Ray itself is imported only when a backend is used.

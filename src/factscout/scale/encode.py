@@ -26,8 +26,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.retrieve.encoder import CORPUS_BATCH, CORPUS_ENCODERS, Encoder, corpus_batches
 from factscout.scale.cluster import cluster_cpus, init_ray
+from factscout.text.encoder import CORPUS_BATCH, CORPUS_ENCODERS, Encoder, corpus_batches
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 A selector keeps the sentences of a retrieved passage that may be evidence for the claim, in
 passage order, each a :class:`~factscout.records.Sentence` with the passage's id, the sentence's
-0-based index in :func:`~factscout.datasets.passages.sentences_of` and the selector's score.
+0-based index in :func:`~factscout.text.sentences.sentences_of` and the selector's score.
 
 Selectors register a factory ``factory(encoder=None, **options) -> Selector`` with
 :func:`register_selector` beside their implementation; ``encoder`` is the sentence encoder the
@@ -73,10 +73,10 @@ def default_encoder(name: str, *, int8: bool = True) -> SentenceEncoder:
     fp32 one; a selector that reads token states always gets the fp32 sentence-transformers model."""
     SELECTORS[name]  # an unknown name lists the known ones
     if name in _TOKEN_STATES:
-        from factscout.retrieve.encoder import Encoder
+        from factscout.text.encoder import Encoder
 
         return Encoder()
-    from factscout.retrieve.onnx_encoder import fast_encoder, int8_encoder
+    from factscout.text.onnx_encoder import fast_encoder, int8_encoder
 
     encoder: SentenceEncoder = int8_encoder() if int8 else fast_encoder()
     return encoder

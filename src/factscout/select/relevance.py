@@ -245,8 +245,8 @@ class RelevanceSelector:
         return [Sentence(passage_id, i, sentences[i], float(combined[i])) for i in map(int, np.flatnonzero(kept))]
 
     def select_passage(self, claim: Claim, passage: Passage) -> list[Sentence]:
-        """:meth:`select` over a passage's text split with :func:`factscout.datasets.passages.sentences_of`."""
-        from factscout.datasets.passages import sentences_of
+        """:meth:`select` over a passage's text split with :func:`factscout.text.sentences.sentences_of`."""
+        from factscout.text.sentences import sentences_of
 
         return self.select(claim.text, passage.passage_id, sentences_of(passage.text))
 

@@ -156,7 +156,7 @@ class BioTagger:
     """Quin+ BIO evidence tagger: a trained head over a frozen MiniLM (see the module docstring).
 
     ``head`` is the module from :func:`build_head` with trained weights; ``encoder`` a factscout
-    :class:`~factscout.retrieve.encoder.Encoder` (default: the offline MiniLM, loaded on first use)
+    :class:`~factscout.text.encoder.Encoder` (default: the offline MiniLM, loaded on first use)
     whose ``model`` is a sentence-transformers BERT model. ``select`` returns the same
     :class:`~factscout.verify.stance.Sentence` records as
     :class:`~factscout.select.threshold.ThresholdSelector`.
@@ -183,7 +183,7 @@ class BioTagger:
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            from factscout.retrieve.encoder import Encoder
+            from factscout.text.encoder import Encoder
 
             self._encoder = Encoder()
         return self._encoder
@@ -288,8 +288,8 @@ class BioTagger:
         return [Sentence(passage_id, i, sentences[i], tagged.scores[i]) for i in tagged.selected]
 
     def select_passage(self, claim: Claim, passage: Passage) -> list[Sentence]:
-        """:meth:`select` over a passage's text split with :func:`factscout.datasets.passages.sentences_of`."""
-        from factscout.datasets.passages import sentences_of
+        """:meth:`select` over a passage's text split with :func:`factscout.text.sentences.sentences_of`."""
+        from factscout.text.sentences import sentences_of
 
         return self.select(claim.text, passage.passage_id, sentences_of(passage.text))
 

@@ -23,8 +23,8 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.records import Claim, Passage, Sentence
-from factscout.retrieve.encoder import embed_fn
 from factscout.select.base import register_selector
+from factscout.text.encoder import embed_fn
 
 # Tuned on all 809 SciFact train claims: micro sentence F1 0.418 (P 0.307, R 0.654); two-fold
 # cross-validated F1 0.412 (MODEL_CARD.md, "Sentence selection"; `factscout train stance` reproduces it).
@@ -59,7 +59,7 @@ class ThresholdSelector:
     """Keep the sentences whose cosine similarity to the claim is >= ``threshold`` (Quin+).
 
     ``encoder`` is an object with ``encode(texts) -> (n, d)`` L2-normalised embeddings (default:
-    factscout's offline MiniLM :class:`~factscout.retrieve.encoder.Encoder`, loaded on first
+    factscout's offline MiniLM :class:`~factscout.text.encoder.Encoder`, loaded on first
     use) or such a function. Rows are normalised again here, so any embedding function works.
     """
 
@@ -72,7 +72,7 @@ class ThresholdSelector:
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            from factscout.retrieve.encoder import Encoder
+            from factscout.text.encoder import Encoder
 
             self._encoder = Encoder()
         return self._encoder
@@ -100,8 +100,8 @@ class ThresholdSelector:
         ]
 
     def select_passage(self, claim: Claim, passage: Passage) -> list[Sentence]:
-        """:meth:`select` over a passage's text split with :func:`factscout.datasets.passages.sentences_of`."""
-        from factscout.datasets.passages import sentences_of
+        """:meth:`select` over a passage's text split with :func:`factscout.text.sentences.sentences_of`."""
+        from factscout.text.sentences import sentences_of
 
         return self.select(claim.text, passage.passage_id, sentences_of(passage.text))
 

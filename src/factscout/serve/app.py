@@ -103,7 +103,7 @@ def model_threads(threads: int) -> Any:
         torch.set_num_threads(threads)
     except ImportError:
         pass
-    from factscout.retrieve.onnx_encoder import OnnxEncoder
+    from factscout.text.onnx_encoder import OnnxEncoder
 
     try:
         return OnnxEncoder(threads=threads)

@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from factscout.datasets.passages import sentences_of
 from factscout.errors import MissingDependency
 from factscout.records import STANCE_LABELS
+from factscout.text.sentences import sentences_of
 
 TEMPLATES = Path(__file__).parent / "templates"
 

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import MissingDependency
+from factscout.nn.backend import cache_dir
 from factscout.nn.encoding import VectorCache
-from factscout.retrieve.encoder import cache_dir
 
 log = logging.getLogger(__name__)
 
@@ -40,12 +40,12 @@ def text_key(text: str) -> str:
 def default_encoder() -> Any:
     """all-MiniLM-L6-v2 dynamically quantised to int8 on ONNX Runtime when installed
     (``factscout[fast]``; several times faster on short texts), else fp32."""
-    from factscout.retrieve.onnx_encoder import Int8Encoder
+    from factscout.text.onnx_encoder import Int8Encoder
 
     try:
         return Int8Encoder(max_seq_length=MAX_SEQ_LENGTH, batch_size=64)
     except MissingDependency:
-        from factscout.retrieve.encoder import Encoder
+        from factscout.text.encoder import Encoder
 
         return Encoder(max_seq_length=MAX_SEQ_LENGTH)
 

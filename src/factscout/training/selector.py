@@ -113,7 +113,7 @@ def cited_pairs(claims: Sequence[Claim]) -> list[tuple[Claim, str, frozenset[int
 
 
 def _states_cached(model: Any, windows: Sequence[Any], say: Say) -> list[np.ndarray]:
-    from factscout.retrieve.encoder import cache_dir
+    from factscout.nn.backend import cache_dir
 
     digest = hashlib.sha256(b"bio-tagger-minilm-v1\0")
     for w in windows:
@@ -281,7 +281,7 @@ def _prf(p: PRF) -> dict[str, float]:
 def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, say: Say = print) -> dict[str, Any]:
     from factscout.datasets import load_abstract_sentences, load_dataset
     from factscout.nn import sha256_of
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     config = config or TrainConfig(max_epochs=3 if quick else MAX_EPOCHS)
     t_start = time.perf_counter()

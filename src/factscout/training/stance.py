@@ -240,7 +240,7 @@ def run(
     config = config or HeadConfig(seed=seed)
     t0 = time.perf_counter()
     if encoder is None:
-        from factscout.retrieve.encoder import Encoder
+        from factscout.text.encoder import Encoder
 
         encoder = Encoder()
     report = Run(

@@ -339,7 +339,7 @@ class _Parts:
 
 def _scifact_parts(config: CrossConfig, say: Say) -> _Parts:
     from factscout.datasets import load_abstract_sentences, load_dataset
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     claims = list(load_dataset("scifact", "train").claims)
     abstracts = load_abstract_sentences()

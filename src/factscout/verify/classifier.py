@@ -57,7 +57,7 @@ from factscout.records import (
     Verdict,
     VerdictLabel,
 )
-from factscout.retrieve.encoder import embed_fn
+from factscout.text.encoder import embed_fn
 from factscout.verify.base import VERDICT_METHODS
 from factscout.verify.stance import MODEL_DIR, BadModel, ModelNotFound, StanceHead, _softmax
 from factscout.verify.verdict import CountRule

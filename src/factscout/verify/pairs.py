@@ -24,7 +24,7 @@ import numpy as np
 from factscout.errors import InputError
 from factscout.formats.jsonl import read_jsonl
 from factscout.records import STANCE_LABELS, Claim, Sentence
-from factscout.retrieve.encoder import embed_fn
+from factscout.text.encoder import embed_fn
 from factscout.verify.base import StanceModel
 
 PAIR_FIELDS = ("claim", "sentence")

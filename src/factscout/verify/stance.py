@@ -29,7 +29,7 @@ import numpy as np
 from factscout.errors import BadModel, InputError, ModelNotFound
 from factscout.formats.npz import save_npz
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance
-from factscout.retrieve.encoder import embed_fn
+from factscout.text.encoder import embed_fn
 from factscout.verify.base import STANCE_MODELS, stance_inputs
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 
 
 def _default_encoder() -> Any:
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     return Encoder()
 
@@ -115,7 +115,7 @@ class StanceHead:
     def encoder(self) -> Any:
         if self._encoder is None:
             if self.encoder_name != "minilm":
-                from factscout.retrieve.encoder import Encoder
+                from factscout.text.encoder import Encoder
 
                 self._encoder = Encoder(self.encoder_name)
             else:

@@ -28,7 +28,6 @@ import numpy as np
 from factscout.records import Query, Ranking
 from factscout.retrieve.base import PassageStore, check_k
 from factscout.retrieve.dense import DenseConfig, encode_store, load_encoder
-from factscout.retrieve.encoder import Encoder
 from factscout.retrieve.postgres.server import (
     PgConfig,
     PgGeneration,
@@ -39,6 +38,7 @@ from factscout.retrieve.postgres.server import (
     save_settings,
     saved_config,
 )
+from factscout.text.encoder import Encoder
 
 EF_CONSTRUCTION = 200  # as the embedded faiss HNSW graph
 MAX_EF_SEARCH = 1000  # pgvector's limit
