@@ -25,7 +25,7 @@ class FakeEncoder:
 
 
 def test_the_gate_turns_low_cosine_calls_into_not_enough_info(monkeypatch):
-    import factscout.retrieve.encoder as enc
+    import factscout.text.encoder as enc
 
     monkeypatch.setattr(enc, "Encoder", FakeEncoder)
     # the model calls every pair supports; the unrelated ones (cosine 0.1) are gold not enough info
