@@ -54,7 +54,7 @@ def main() -> None:
     from factscout.retrieve import build_index, load_index
     from factscout.retrieve.dense import DenseRetriever
     from factscout.retrieve.index import read_manifest
-    from factscout.retrieve.onnx_encoder import Int8Encoder
+    from factscout.text.onnx_encoder import Int8Encoder
 
     claims, corpus, qrels, source = claims_corpus_qrels(parser, args)
     work = None

@@ -28,7 +28,7 @@ from stance import Scorer, embed, read_split, texts_of
 
 from factscout.datasets import load_abstract_sentences, load_dataset
 from factscout.records import STANCE_LABELS, Claim
-from factscout.retrieve.encoder import Encoder
+from factscout.text.encoder import Encoder
 from factscout.training.splits import SEED, split_scifact
 from factscout.training.stance_data import Embeddings, scifact_pairs
 from factscout.training.stance_eval import bootstrap_macro_f1

@@ -25,7 +25,7 @@ from factscout.formats.jsonl import read_jsonl
 from factscout.records import Passage
 from factscout.retrieve.base import PassageStore
 from factscout.retrieve.bm25 import Bm25Retriever
-from factscout.retrieve.encoder import Encoder
+from factscout.text.encoder import Encoder
 
 
 def best_of(fn: Callable[[], object], repeat: int) -> float:

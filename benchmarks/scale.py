@@ -38,7 +38,6 @@ from _common import add_data_flags, claims_corpus_qrels, machine, markdown_table
 from factscout.records import Claim, Passage
 from factscout.retrieve import build_retriever
 from factscout.retrieve.bm25 import Bm25Config
-from factscout.retrieve.encoder import CORPUS_BATCH, Encoder
 from factscout.retrieve.sharded import build_shards_local, split_passages
 from factscout.rewrite.bfs import BfsConfig
 from factscout.rewrite.environment import SearchEnvironment
@@ -46,6 +45,7 @@ from factscout.rewrite.generate import ray_worker
 from factscout.scale.encode import encode_on_ray
 from factscout.scale.jobs import map_on_ray
 from factscout.scale.shards import build_shards_ray
+from factscout.text.encoder import CORPUS_BATCH, Encoder
 
 DAY = 24 * 3600
 

@@ -94,7 +94,7 @@ def perturbed(passage: Any, copy: int, rng: random.Random) -> tuple[Any, tuple[i
     """A copy of ``passage`` with its sentences shuffled and words dropped (never a sentence's
     last word, so sentence ends stay), id ``<id>#copy<copy>``; also the sentence order used."""
     from factscout.records import Passage
-    from factscout.retrieve.sentences import sentence_spans
+    from factscout.text.sentences import sentence_spans
 
     sentences = [passage.text[a:b] for a, b in sentence_spans(passage.text)]
     perm = list(range(len(sentences)))
@@ -380,8 +380,9 @@ def main() -> None:
     from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever
     from factscout.retrieve.dense import DenseConfig, DenseRetriever
     from factscout.retrieve.hybrid import HybridConfig, HybridRetriever
-    from factscout.retrieve.onnx_encoder import fast_encoder
-    from factscout.retrieve.sentences import SentenceData, sentence_spans
+    from factscout.retrieve.sentences import SentenceData
+    from factscout.text.onnx_encoder import fast_encoder
+    from factscout.text.sentences import sentence_spans
 
     queries = list(read_queries(args.claims)) if args.claims else load_dataset("scifact", "train").queries()
     if len(queries) < args.large:

@@ -50,11 +50,11 @@ from _common import machine, markdown_table, publish, quiet, write_predictions
 
 from factscout.datasets import load_abstract_sentences, load_dataset
 from factscout.records import Claim
-from factscout.retrieve.encoder import Encoder
 from factscout.select.relevance import SETTING_FILE, RelevanceSelector, RelevanceSetting, read_setting, write_setting
 from factscout.select.stance_relevance import STANCE_SETTING_FILE, StanceRelevance
 from factscout.select.tagger import BioTagger
 from factscout.select.threshold import ThresholdSelector, best_threshold, score_abstracts
+from factscout.text.encoder import Encoder
 from factscout.training.selector import (
     Example,
     Scores,

@@ -31,11 +31,11 @@ from factscout.records import Ranking
 from factscout.retrieve.base import PassageStore
 from factscout.retrieve.bm25 import Bm25Retriever
 from factscout.retrieve.dense import DenseConfig, DenseRetriever
-from factscout.retrieve.encoder import Encoder
 from factscout.retrieve.hybrid import HybridConfig, HybridRetriever
 from factscout.retrieve.postgres import PgBm25Retriever, PgConfig, PgDenseRetriever
 from factscout.retrieve.postgres.hybrid import PgHybridRetriever
 from factscout.retrieve.postgres.local import LocalPostgres
+from factscout.text.encoder import Encoder
 
 
 def timed(fn: Callable[[], object]) -> tuple[float, object]:

@@ -62,8 +62,8 @@ def main() -> None:
     parser.add_argument("--senter", action="store_true", help="also the statistical senter (slow)")
     args = parser.parse_args()
     from factscout.datasets.base import data_root
-    from factscout.datasets.passages import sentences_of
     from factscout.datasets.scifact import FOLDER
+    from factscout.text.sentences import sentences_of
 
     path = args.corpus or data_root() / FOLDER / "corpus.jsonl"
     docs = [row["abstract"] for row in map(json.loads, path.read_text().splitlines()) if row.get("abstract")]

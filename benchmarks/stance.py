@@ -49,7 +49,7 @@ from factscout.datasets import load_abstract_sentences, load_dataset
 from factscout.errors import InputError
 from factscout.formats.jsonl import read_jsonl
 from factscout.records import STANCE_LABELS, Claim
-from factscout.retrieve.encoder import Encoder
+from factscout.text.encoder import Encoder
 from factscout.training.splits import HELDOUT_FILE, SEED, read_heldout_ids, split_scifact
 from factscout.training.stance import HeadConfig, group_balanced_weights, label_balanced_sample, train_head
 from factscout.training.stance_data import Embeddings, Pair, negation_pairs, read_stance_pairs, scifact_pairs
@@ -72,7 +72,7 @@ class DiskCachedOnnx:
     encode_cached = Encoder.encode_cached
 
     def __init__(self) -> None:
-        from factscout.retrieve.onnx_encoder import OnnxEncoder
+        from factscout.text.onnx_encoder import OnnxEncoder
 
         self.encoder = OnnxEncoder()
         self.model_name, self.max_seq_length = self.encoder.model_name, self.encoder.max_seq_length

@@ -147,7 +147,7 @@ def gate_search(predict: Any, sets: dict[str, list], heldout: list) -> dict[str,
     not enough info whatever the stance model says."""
     import numpy as np
 
-    from factscout.retrieve.encoder import Encoder
+    from factscout.text.encoder import Encoder
 
     encoder = Encoder()
 

@@ -33,8 +33,8 @@ def main() -> None:
     args = parser.parse_args()
     quiet()
     torch.set_num_threads(args.threads)
-    from factscout.retrieve.encoder import Encoder
-    from factscout.retrieve.onnx_encoder import Int8Encoder, OnnxEncoder
+    from factscout.text.encoder import Encoder
+    from factscout.text.onnx_encoder import Int8Encoder, OnnxEncoder
 
     texts: list[str] = []
     seen: set[str] = set()

@@ -43,7 +43,7 @@ from factscout.formats.jsonl import read_jsonl
 from factscout.nn.encoding import CachedEncoder
 from factscout.records import Claim, Passage, Ranking
 from factscout.retrieve import build_retriever
-from factscout.retrieve.onnx_encoder import fast_encoder
+from factscout.text.onnx_encoder import fast_encoder
 from factscout.verify.stance import MODEL_DIR, StanceHead
 
 LABELS = ("supported", "refuted", "not enough evidence")

@@ -38,7 +38,7 @@ from _common import RESULTS, machine, markdown_table, publish, quiet, write_pred
 
 from factscout.formats.beir import read_claims, read_corpus, read_qrels
 from factscout.records import Claim, Passage
-from factscout.retrieve.encoder import Encoder
+from factscout.text.encoder import Encoder
 from factscout.training.classifier import (
     FOLDS,
     SEED,

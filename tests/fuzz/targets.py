@@ -86,7 +86,7 @@ def tokenize(texts: list[str]) -> None:
 
 
 def sentences(text: str) -> None:
-    from factscout.datasets.passages import sentences_of
+    from factscout.text.sentences import sentences_of
 
     out = sentences_of(text)
     if "".join("".join(out).split()) != "".join(text.split()):
