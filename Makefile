@@ -40,8 +40,8 @@ demo: $(DEMO_STAMP)
 	$(VENV)/bin/factscout demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
-	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks tools
+	$(VENV)/bin/ruff format --check src tests benchmarks tools
 	$(VENV)/bin/mypy src/factscout
 
 test: lint $(AXE_STAMP)
@@ -74,7 +74,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/temporal_encoding.py
 	$(PY) benchmarks/web_collection.py
 	$(PY) benchmarks/server_backend.py
-	$(PY) benchmarks/update_readme.py
+	$(PY) tools/update_readme.py
 
 clean:
 	rm -rf $(VENV) .factscout .pytest_cache .ruff_cache

@@ -49,9 +49,9 @@ def test_every_link_of_the_readme_and_docs_points_at_a_page_and_heading_that_exi
 
 def test_generated_tables_are_up_to_date():
     """README's headline and components tables and docs/results.md match benchmarks/results and the
-    registries (run ``python benchmarks/update_readme.py`` after changing either)."""
+    registries (run ``python tools/update_readme.py`` after changing either)."""
     run = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "update_readme.py"), "--check"],
+        [sys.executable, str(ROOT / "tools" / "update_readme.py"), "--check"],
         capture_output=True,
         text=True,
         cwd=ROOT,

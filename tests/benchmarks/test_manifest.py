@@ -1,6 +1,6 @@
 """Reproducible benchmarks (issue 19, item 7): ``benchmarks/_common.py`` records every run (package
 versions, git commit, data sha256s, machine, command, times, headline) beside its run files, and
-``update_readme.py`` links only the manifests that exist. A real benchmark (``endpoints.py``) runs
+``tools/update_readme.py`` links only the manifests that exist. A real benchmark (``endpoints.py``) runs
 on a tiny BEIR fixture in a subprocess and its TREC runs reproduce the figures it published."""
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ from factscout.records import Hit, Ranking
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
+sys.path.insert(0, str(ROOT / "tools"))
 
 import _common  # noqa: E402  (benchmarks/ is not a package)
-import update_readme  # noqa: E402
+import update_readme  # noqa: E402  (tools/ is not a package either)
 
 FIELDS = {
     "format", "name", "command", "argv", "started", "finished", "seconds", "python", "packages", "git",

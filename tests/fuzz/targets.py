@@ -1,4 +1,4 @@
-"""What the fuzz tests and ``benchmarks/fuzz.py`` feed to factscout's parsers (issue 19).
+"""What the fuzz tests and ``tools/fuzz.py`` feed to factscout's parsers (issue 19).
 
 Each :class:`Target` pairs a Hypothesis strategy with a function that runs one parser on one
 generated input. The rule is the same for all of them: a parser may refuse its input only with

@@ -2,7 +2,7 @@
 actions and the JSONL / BEIR / TREC readers may refuse an input only with a FactscoutError.
 
 A bounded, derandomised number of inputs per target here (the same strategies as
-``benchmarks/fuzz.py``, which runs 10^5 per parser with a seed); the regressions of what the
+``tools/fuzz.py``, which runs 10^5 per parser with a seed); the regressions of what the
 fuzzer found are in ``test_regressions.py``.
 """
 

@@ -430,12 +430,14 @@ def registries() -> list[tuple[str, str, str, list[str]]]:
     """(role, defining module, variable, names) of every Registry in the factscout package. Importing
     every module also runs the registrations made outside a registry's own module (``scale`` adds
     its Ray implementations that way)."""
-    sys.path.insert(0, str(ROOT / "src"))
     import factscout
     from factscout.registry import Registry
 
     if Path(factscout.__file__ or "").resolve().parents[1] != ROOT / "src":
-        raise SystemExit(f"imported factscout from {factscout.__file__}, not from {ROOT / 'src'}")
+        raise SystemExit(
+            f"imported factscout from {factscout.__file__}, not from {ROOT / 'src'}: "
+            "install this checkout (pip install -e .)"
+        )
 
     failed: list[str] = []
     modules = []
@@ -511,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
             if not args.check:
                 path.write_text(text)
     if args.check and changed:
-        print("out of date (run python benchmarks/update_readme.py): " + ", ".join(map(str, changed)))
+        print("out of date (run python tools/update_readme.py): " + ", ".join(map(str, changed)))
         return 1
     return 0
 
