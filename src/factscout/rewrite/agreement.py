@@ -1,5 +1,5 @@
 """What the candidate ranker reads of the passages an endpoint returns: how close they are, in
-meaning, to the claim (issue 17).
+meaning, to the claim.
 
 A searcher judges a candidate query by reading what it finds. The ranker's endpoint features
 (:func:`~.ranker.candidate_features`: result counts, BM25 scores, overlap with the claim's results)

@@ -1,4 +1,4 @@
-"""A rewrite policy whose actions point at tokens, with a learned stop (issue 17, item 1).
+"""A rewrite policy whose actions point at tokens, with a learned stop.
 
 The paper's policies (:mod:`.policies`) see one pooled sentence embedding of the query and must
 output "remove at position 7": nothing in a pooled vector says which word sits at position 7.

@@ -1,5 +1,5 @@
 """A rewrite policy that ranks candidate keyword queries by their predicted reward, observing the
-search endpoint (issue 17): ``ranker``.
+search endpoint: ``ranker``.
 
 The token-pointing policy (:mod:`.pointer`) learns one edit at a time from BFS trajectories; on a
 conjunctive endpoint it must chain ten correct removals and loses to keeping the single rarest word

@@ -5,8 +5,8 @@ Supervised Open Domain Question Answering", section 5) turns an unlabelled corpu
 query-passage pairs: one sentence of a passage becomes the query and the rest of the passage its
 relevant context. ORQA keeps the sentence in its passage 10% of the time; here it never stays,
 so a search for the pseudo-claim cannot succeed by matching the sentence verbatim and rewriting
-policies learn on the same kind of task as real claims (issue 17: BFS trajectories over
-pseudo-claims beside the real train claims).
+policies learn on the same kind of task as real claims (the rewriting policies' BFS trajectories
+are generated over pseudo-claims beside the real train claims).
 
 :func:`inverse_cloze` takes a corpus and returns a :class:`PseudoClaimSet`:
 
