@@ -1,4 +1,4 @@
-"""Paper-scale BFS trajectories for query rewriting (issue 17, item 2), run through the CLI.
+"""Paper-scale BFS trajectories for query rewriting, run through the CLI.
 
 Kazemi et al. ran BFS on 45,658 FEVER claims. This run gathers at least ``--target`` (20,000)
 training claims for one BM25-family endpoint: every *training* claim of SciFact, AVeriTeC,

@@ -1,5 +1,5 @@
-"""CPU per claim of ``factscout check`` against the path before issue 18 (every sentence of every
-passage read embedded per claim, fp32 models), in one run:
+"""CPU per claim of ``factscout check`` against the path before sentence work moved to index time
+(every sentence of every passage read embedded per claim, fp32 models), in one run:
 
 1. *before*: an index without sentence data, ``--no-fast`` (fp32 query encoder and stance);
 2. the same index with stored sentence vectors, ``--no-fast``: the fp32 path, whose reports must

@@ -1,5 +1,5 @@
 """Stance consistency: each ``--stance`` model on the consistency suite and the swapped-subject
-challenge set (issue 38, items 4 and 5), the bars beside the rates.
+challenge set, the target bars beside the rates.
 
 The suite (:func:`factscout.training.stance_consistency.consistency_suite`) is built from the
 held-out claims of every domain: the SciFact held-out claims
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         [
             f"### Stance consistency ({draw}, seed {args.seed}) and swapped-subject challenge set",
             "Share of each kind's pairs with the expected label; for swapped subjects the share called supports or "
-            "refutes (lower is better). The bar row holds the targets of issue 38.",
+            "refutes (lower is better). The bar row holds the targets set for the suite.",
             markdown_table(header, rows),
             "#### Per domain",
             markdown_table(["stance model", "domain", *(kind_header(k) for k in KINDS)], domain_rows),

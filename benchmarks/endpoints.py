@@ -1,4 +1,4 @@
-"""The search endpoints fact-checkers face, with the whole claim as the query (issue 17, item 3).
+"""The search endpoints fact-checkers face, with the whole claim as the query.
 
 Three BM25 endpoints over the SciFact corpus: the tuned ``bm25`` (stop words removed, Snowball
 stems, k1=0.9, b=0.4), ``bm25-plain`` (Elasticsearch's defaults: the standard analyzer, k1=1.2,

@@ -179,7 +179,7 @@ def main() -> None:
         health = asyncio.run(run_load(server.base, "/v1/health", None, args.clients, args.seconds))
     with Server(args.bm25_index, args.planner) as bm25_server:
         bm25 = asyncio.run(run_load(bm25_server.base, "/v1/search", bodies["search"], args.clients, args.seconds))
-    # reference: the fp32 path (no int8 stance or query encoder), as before issue 18's quantisation
+    # reference: the fp32 path (no int8 stance or query encoder), as before the int8 quantisation
     with Server(args.index, args.planner, "--no-fast") as fp32_server:
         fp32 = asyncio.run(run_load(fp32_server.base, "/v1/check", bodies["check"], args.clients, args.seconds))
     runs = (

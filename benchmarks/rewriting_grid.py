@@ -1,5 +1,5 @@
 """The candidate-ranking rewrite policy on every endpoint x dataset, beside the claim, the best
-keyword baseline and its headroom (issue 17's "report all four endpoints x datasets").
+keyword baseline and its headroom: every endpoint on every dataset in one table.
 
 For each dataset (its held-out claims as in ``benchmarks/rewriting.py``: SciFact's 202, CheckThat's
 dev-test tweets, a seeded 20% of AVeriTeC train and of COVID-Fact) and each endpoint (``--retrievers``), on the same held-out claims:
