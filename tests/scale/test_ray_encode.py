@@ -59,7 +59,7 @@ def test_index_with_ray_encodes_on_ray_data_and_writes_the_in_process_index(
     for name, extra in (("local", []), ("ray", ["--ray", ray_cluster.address])):
         monkeypatch.setenv("FACTSCOUT_CACHE", str(tmp_path / f"cache-{name}"))
         args = ["index", "--corpus", tmp_path / "corpus.jsonl", "--index", tmp_path / name, "--retriever", "hybrid"]
-        r = runner.invoke(app, [str(a) for a in [*args, "--encode-batch", "4", *extra]])
+        r = runner.invoke(app, [str(a) for a in [*args, "--encode-batch", "4", "--sentences", *extra]])
         assert r.exit_code == 0, r.output
     assert "encoding 12 passages in 3 batches on 2 Ray Data actors" in caplog.text
     local, remote = (load_index(tmp_path / name) for name in ("local", "ray"))
@@ -68,7 +68,7 @@ def test_index_with_ray_encodes_on_ray_data_and_writes_the_in_process_index(
     # the same hybrid rankings, scores compared exactly; one query encoder (the index is under test)
     remote.dense.encoder = local.dense.encoder
     assert remote.search(QUERIES, 12) == local.search(QUERIES, 12)
-    # the passages' sentence vectors (index --sentences, the default) were embedded on Ray too
+    # the passages' sentence vectors (index --sentences) were embedded on Ray too
     assert len(re.findall(r"encoding \d+ passages in \d+ batches on \d+ Ray Data actors", caplog.text)) == 2
     stored = [load_sentence_data(next((tmp_path / name).glob("gen-*")), 12) for name in ("local", "ray")]
     assert stored[0] is not None and stored[1] is not None

@@ -153,7 +153,7 @@ def test_the_page_shows_a_finished_jobs_stored_report(client, mini):
     job = wait_for(client, r.headers["location"])
     page = client.get("/", params={"claim": claim.text, "date": "2016-06-01", "job": job["id"]})
     assert page.status_code == 200
-    assert f'id="verdict-label">{job["reports"][0]["verdict"]["label"]}<' in page.text
+    assert f'id="verdict-label" class="verdict-label">{job["reports"][0]["verdict"]["label"]}<' in page.text
     assert 'data-passage-id="hostile"' in page.text
 
 
