@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 
 from factscout.errors import BadModel, InputError
+from factscout.nn.activations import softmax
 from factscout.training.stance_cross import BUNDLE_FORMAT, CrossConfig, file_pairs, fit
 from factscout.training.stance_eval import expected_calibration_error, fit_temperature
-from factscout.verify.stance import _softmax
 
 
 def test_fit_temperature_recovers_the_temperature_that_made_the_labels():
     rng = np.random.default_rng(0)
     logits = rng.normal(scale=4.0, size=(4000, 3))
     true_t = 2.5
-    probs = _softmax(logits / true_t)
+    probs = softmax(logits / true_t)
     labels = [int(rng.choice(3, p=p)) for p in probs]
     assert fit_temperature(logits, labels) == pytest.approx(true_t, rel=0.1)
     # already calibrated logits want no change
@@ -126,7 +126,7 @@ def test_temperature_divides_the_logits(tmp_path):
     logits = model.logits(claims, sentences)
     model.temperature = 3.0
     model.clear_cache()
-    assert np.allclose(model.predict_pairs(claims, sentences), _softmax(logits / 3.0), atol=1e-6)
+    assert np.allclose(model.predict_pairs(claims, sentences), softmax(logits / 3.0), atol=1e-6)
     file_config, _ = read_lora_file(MODEL_FILE, FORMAT, "stance cross-encoder")
     saved = model.save(tmp_path / "t.npz", config=file_config)
     assert CrossStanceModel.load(saved).temperature == 3.0

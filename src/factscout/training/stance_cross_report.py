@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from factscout.nn import sha256_of
+from factscout.nn.activations import softmax
 from factscout.records import Claim
 from factscout.select.threshold import DEFAULT_THRESHOLD
 from factscout.training.cards import licence_of, write_card, write_metrics
@@ -40,7 +41,7 @@ from factscout.training.stance_eval import (
     stance_scores,
 )
 from factscout.verify.cross_stance import CrossStanceModel
-from factscout.verify.stance import NOT_ENOUGH_INFO, STANCE_LABELS, SUPPORTS, StanceHead, _softmax
+from factscout.verify.stance import NOT_ENOUGH_INFO, STANCE_LABELS, SUPPORTS, StanceHead
 from factscout.verify.verdict import VERDICT_LABELS, accuracy, macro_f1, majority_baseline, tune_rule
 
 
@@ -81,11 +82,11 @@ def report(
     calibration = {
         "temperature": round(temperature, 4),
         "fitted_on": f"{len(sci_dev)} dev pairs (every sentence of the dev claims' cited abstracts)",
-        "heldout_ece_before": expected_calibration_error(_softmax(logits_held), gold_held_pairs),
-        "heldout_ece_after": expected_calibration_error(_softmax(logits_held / temperature), gold_held_pairs),
+        "heldout_ece_before": expected_calibration_error(softmax(logits_held), gold_held_pairs),
+        "heldout_ece_after": expected_calibration_error(softmax(logits_held / temperature), gold_held_pairs),
     }
     say(f"calibration: {calibration}")
-    probs_dev, probs_held = _softmax(logits_dev / temperature), _softmax(logits_held / temperature)
+    probs_dev, probs_held = softmax(logits_dev / temperature), softmax(logits_held / temperature)
     head = StanceHead.load(encoder=emb.encoder)
     head_dev = head.predict_proba(emb.matrix([p.claim for p in sci_dev]), emb.matrix([p.sentence for p in sci_dev]))
     head_held = head.predict_proba(emb.matrix([p.claim for p in sci_held]), emb.matrix([p.sentence for p in sci_held]))

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from factscout.nn.activations import softmax
 from factscout.records import Claim
 from factscout.select.threshold import (
     ScoredAbstract,
@@ -27,7 +28,6 @@ from factscout.verify.stance import (
     STANCE_LABELS,
     SUPPORTS,
     Stance,
-    _softmax,
     to_stance,
 )
 from factscout.verify.verdict import (
@@ -182,7 +182,7 @@ def fit_temperature(logits: np.ndarray, gold: Sequence[int]) -> float:
     y = np.asarray(gold, dtype=np.int64)
     best_t, best_nll = 1.0, math.inf
     for t in np.exp(np.linspace(math.log(0.05), math.log(20.0), 601)):
-        p = _softmax(logits / t)
+        p = softmax(logits / t)
         nll = float(-np.mean(np.log(np.clip(p[np.arange(len(y)), y], 1e-12, None))))
         if nll < best_nll - 1e-12:
             best_t, best_nll = float(t), nll

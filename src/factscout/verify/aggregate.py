@@ -51,6 +51,7 @@ from typing import Any, cast
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.nn.activations import softmax
 from factscout.records import (
     REFUTES,
     RULE_VERDICT_LABELS,
@@ -155,13 +156,6 @@ def claim_features(stances: Sequence[Stance], ranking: Ranking, rule: CountRule,
     return np.concatenate([slots.reshape(-1), agg.reshape(-1), counts, sizes, retrieval, one_hot, [balance]])
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
-    return out
-
-
 class VerdictAggregator:
     """The trained model: ``softmax((((x - mean) / scale) @ weight + bias) / temperature)`` over
     :func:`claim_features` rows, classes ``labels``.
@@ -217,7 +211,7 @@ class VerdictAggregator:
         x = np.asarray(features, dtype=np.float64)
         if x.ndim != 2 or x.shape[1] != self.weight.shape[0]:
             raise InputError(f"the aggregator takes {self.weight.shape[0]} features per claim, got shape {x.shape}")
-        return _softmax(((((x - self.mean) / self.scale) @ self.weight) + self.bias) / self.temperature)
+        return softmax(((((x - self.mean) / self.scale) @ self.weight) + self.bias) / self.temperature)
 
     def predict(self, stances: Sequence[Stance], ranking: Ranking) -> tuple[str, tuple[float, ...]]:
         """``(label, probabilities in labels order)`` for one claim (ties: ``labels`` order)."""

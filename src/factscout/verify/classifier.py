@@ -45,6 +45,7 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.formats.npz import save_npz
+from factscout.nn.activations import softmax
 from factscout.records import (
     CONFLICTING,
     NOT_ENOUGH_EVIDENCE,
@@ -59,7 +60,7 @@ from factscout.records import (
 )
 from factscout.text.encoder import embed_fn
 from factscout.verify.base import VERDICT_METHODS
-from factscout.verify.stance import MODEL_DIR, BadModel, ModelNotFound, StanceHead, _softmax
+from factscout.verify.stance import MODEL_DIR, BadModel, ModelNotFound, StanceHead
 from factscout.verify.verdict import CountRule
 
 CLASSIFIER_LABELS: tuple[str, str, str, str] = (
@@ -315,7 +316,7 @@ class VerdictClassifier:
         x = np.asarray(features, dtype=np.float32)
         if x.ndim != 2 or x.shape[1] != self.weight.shape[0]:
             raise BadModel(f"the head takes {self.weight.shape[0]} features per claim, got shape {x.shape}")
-        return _softmax(((x - self.mean) / self.scale) @ self.weight + self.bias)
+        return softmax(((x - self.mean) / self.scale) @ self.weight + self.bias)
 
     def predict(self, claim_text: str, evidence_texts: Sequence[str], evidence_scores: Sequence[float]) -> Prediction:
         """The verdict on ``claim_text`` from its evidence: the top ``k`` texts whose score is

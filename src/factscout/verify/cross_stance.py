@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from factscout.errors import BadModel, InputError
+from factscout.nn.activations import softmax
 from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_file
 from factscout.nn.backbone import backbone_weights, network_from_state
 from factscout.nn.encoding import VectorCache
 from factscout.nn.pairs import check_batching, run_pairs
 from factscout.records import STANCE_LABELS
 from factscout.verify.base import STANCE_MODELS
-from factscout.verify.stance import PairwiseStance, _softmax
+from factscout.verify.stance import PairwiseStance
 
 if TYPE_CHECKING:
     pass
@@ -209,7 +210,7 @@ class CrossStanceModel(PairwiseStance):
             raise InputError(f"{len(claims)} claims but {len(sentences)} sentences")
         keys = list(zip(claims, sentences, strict=True))
         rows = self._cache.lookup(
-            keys, lambda todo: _softmax(self.logits([k[0] for k in todo], [k[1] for k in todo]) / self.temperature)
+            keys, lambda todo: softmax(self.logits([k[0] for k in todo], [k[1] for k in todo]) / self.temperature)
         )
         return np.stack(rows) if rows else np.zeros((0, len(STANCE_LABELS)), dtype=np.float32)
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from factscout.errors import BadModel, InputError, ModelNotFound
 from factscout.formats.npz import save_npz
+from factscout.nn.activations import softmax
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Sentence, Stance
 from factscout.text.encoder import embed_fn
 from factscout.verify.base import STANCE_MODELS, stance_inputs
@@ -56,13 +57,6 @@ def nli_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
         raise InputError(f"claim and sentence embeddings must be paired 2-d arrays, got {u.shape} and {v.shape}")
     cos = np.sum(u * v, axis=1, keepdims=True)
     return np.concatenate([u, v, np.abs(u - v), u * v, cos], axis=1)
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    out: np.ndarray = e / e.sum(axis=1, keepdims=True)
-    return out
 
 
 def _default_encoder() -> Any:
@@ -183,7 +177,7 @@ class StanceHead:
         v = np.asarray(sentence_vectors, dtype=np.float32)
         if u.ndim == 2 and u.shape[1] != self.dimension:
             raise BadModel(f"the head was trained on {self.dimension}-d embeddings, got {u.shape[1]}-d")
-        return _softmax(self.logits(nli_features(u, v)))
+        return softmax(self.logits(nli_features(u, v)))
 
     def predict(self, claim: str | Claim, sentences: Sequence[Sentence | str]) -> list[Stance]:
         """The stance of each sentence towards ``claim``, in input order (one encoder batch).
