@@ -6,6 +6,10 @@ from factscout.retrieve.sentences import load_sentence_data
 
 
 def test_demo_on_the_mini_fixture_reuses_its_index(tmp_path):
+    from factscout.datasets import load_dataset
+    from factscout.retrieve import build_index
+
+    build_index(load_dataset("scifact_mini", "train").corpus, tmp_path / "idx", "bm25")  # without sentence vectors
     first = run_demo(retriever="bm25", index=tmp_path / "idx", n_claims=2, k=3, dataset="scifact_mini")
     assert first.n_queries == 30
     assert len(first.examples) == 2 and all(len(r) == 3 for _, r in first.examples)
@@ -48,13 +52,3 @@ def test_the_demo_encodes_its_corpus_in_int8_when_it_can(monkeypatch):
         assert demo_settings("hybrid") == {"dense": {"encoder": "minilm-int8"}}
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     assert demo_settings("hybrid") == {}, "without ONNX Runtime the demo falls back to fp32 MiniLM"
-
-
-def test_the_demo_rebuilds_an_index_without_sentence_vectors(tmp_path):
-    from factscout.datasets import load_dataset
-    from factscout.retrieve import build_index
-
-    build_index(load_dataset("scifact_mini", "train").corpus, tmp_path / "idx", "bm25")  # no sentence vectors
-    run_demo(retriever="bm25", index=tmp_path / "idx", n_claims=1, k=3, dataset="scifact_mini", check=False)
-    (gen,) = (tmp_path / "idx").glob("gen-*")
-    assert load_sentence_data(gen) is not None
