@@ -45,7 +45,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy src/factscout
 
 test: lint $(AXE_STAMP)
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q --durations=15  # the slowest tests named in every CI log (docs/testing.md: keep make test under 10 minutes)
 
 # the inner loop: unit tests only, no Ray cluster, Chromium, PostgreSQL server, full dataset or sentence encoder (docs/testing.md)
 test-fast: $(STAMP)
