@@ -125,7 +125,7 @@ def network_from_state(
     from transformers import AutoTokenizer
 
     try:
-        config = {**config, "backbone": _moved_backbone(str(config["backbone"]), source)}
+        config = {**config, "backbone": moved_backbone(str(config["backbone"]), source)}
         network = build_network(config)
         tokenizer = AutoTokenizer.from_pretrained(backbone_path(str(config["backbone"])), local_files_only=True)
     except KeyError as exc:
@@ -139,7 +139,7 @@ def network_from_state(
     return network, tokenizer
 
 
-def _moved_backbone(backbone: str, source: str) -> str:
+def moved_backbone(backbone: str, source: str) -> str:
     """The backbone a model file records, or, when that is an absolute folder that no longer
     exists (the file was trained on another machine), a folder of the same name beside the model
     file; a clear error when neither exists. Names (``minilm``, hub ids) are returned as they are."""

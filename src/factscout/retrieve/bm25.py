@@ -46,7 +46,8 @@ class Bm25Config:
         check_undated(self.undated)
 
 
-def _stemmer(name: str | None):  # type: ignore[no-untyped-def]
+def make_stemmer(name: str | None):  # type: ignore[no-untyped-def]
+    """The PyStemmer stemmer ``name`` (``None``: no stemming); an unknown name lists the known ones."""
     if name is None:
         return None
     import Stemmer
@@ -61,7 +62,7 @@ def tokenize(texts: Sequence[str], config: Bm25Config, stemmer=None) -> list[lis
     """The tokens BM25 indexes and searches with, under ``config`` (``stemmer``: a prebuilt one)."""
     import bm25s
 
-    stem = stemmer if stemmer is not None else _stemmer(config.stemmer)
+    stem = stemmer if stemmer is not None else make_stemmer(config.stemmer)
     out = bm25s.tokenize(list(texts), stopwords=config.stopwords, stemmer=stem, return_ids=False, show_progress=False)
     return out  # type: ignore[no-any-return]
 
@@ -73,14 +74,14 @@ class Bm25Retriever:
 
     def __init__(self, store: PassageStore, engine, config: Bm25Config) -> None:  # type: ignore[no-untyped-def]
         self.store, self.engine, self.config = store, engine, config
-        self._stem = _stemmer(config.stemmer)
+        self._stem = make_stemmer(config.stemmer)
 
     @classmethod
     def build(cls, store: PassageStore, config: Bm25Config | None = None) -> Bm25Retriever:
         import bm25s
 
         config = config or Bm25Config()
-        stemmer = _stemmer(config.stemmer)
+        stemmer = make_stemmer(config.stemmer)
         tokens = bm25s.tokenize(
             [p.contents for p in store.passages],
             stopwords=config.stopwords,
@@ -135,7 +136,7 @@ class Bm25Retriever:
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.store, self.engine, self.config = state["store"], state["engine"], state["config"]  # type: ignore[assignment]
-        self._stem = _stemmer(self.config.stemmer)
+        self._stem = make_stemmer(self.config.stemmer)
 
     def save(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)

@@ -48,7 +48,7 @@ from factscout.formats.beir import read_corpus, write_corpus
 from factscout.records import DateFilterStats, Passage, Query, Ranking
 from factscout.registry import Registry, where_to_run
 from factscout.retrieve.base import PassageStore, check_k
-from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever, _stemmer
+from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever, make_stemmer
 
 SHARD_HASH = "blake2b-64"
 DEFAULT_SHARDS = 2
@@ -136,7 +136,7 @@ def tokenize_texts(texts: Sequence[str], config: Bm25Config) -> tuple[ShardStati
     tokens: list[list[str]] = bm25s.tokenize(  # type: ignore[assignment]
         list(texts),
         stopwords=config.stopwords,
-        stemmer=_stemmer(config.stemmer),
+        stemmer=make_stemmer(config.stemmer),
         return_ids=False,
         show_progress=False,
     )

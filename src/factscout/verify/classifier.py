@@ -251,9 +251,9 @@ class VerdictClassifier:
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            from factscout.verify.stance import _default_encoder
+            from factscout.text.encoder import Encoder
 
-            self._encoder = _default_encoder()
+            self._encoder = Encoder()
         return self._encoder
 
     @property

@@ -121,7 +121,7 @@ class CrossStanceModel(PairwiseStance):
         the cache is keyed by the model file's and the backbone weights' sha256 (the network is
         built, in torch, only to export it the first time), the pairs are tokenised by
         :class:`~factscout.nn.pairs.PairTokenizer`. A cold ``check`` saves seconds of imports."""
-        from factscout.nn.backbone import _moved_backbone, backbone_path
+        from factscout.nn.backbone import backbone_path, moved_backbone
         from factscout.nn.pairs import PairTokenizer
         from factscout.nn.quantize import OnnxNetwork, cached_file, file_digest, quantized_file
 
@@ -129,7 +129,7 @@ class CrossStanceModel(PairwiseStance):
             raise InputError(f"the int8 stance model runs on the CPU, not {device!r}")
         file = Path(path) if path is not None else MODEL_FILE
         config, _ = read_lora_file(file, FORMAT, "stance cross-encoder")
-        folder = backbone_path(_moved_backbone(str(backbone or config.get("backbone", "minilm")), str(file)))
+        folder = backbone_path(moved_backbone(str(backbone or config.get("backbone", "minilm")), str(file)))
         weights = Path(folder) / "model.safetensors"
         tokenizer = PairTokenizer.for_backbone(folder)
         if tokenizer is None or not weights.is_file():  # another kind of backbone: the torch route
