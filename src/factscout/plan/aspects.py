@@ -359,7 +359,7 @@ def date_aspects(doc: Doc, claim_date: dt.date | None = None) -> list[Aspect]:
 # focus and drop: the claim's content in phrase-aligned parts
 
 
-def _cut_points(doc: Doc, kept: Sequence[Token]) -> list[int]:
+def cut_points(doc: Doc, kept: Sequence[Token]) -> list[int]:
     """Positions ``i`` between ``kept[i-1]`` and ``kept[i]`` that do not split a name or noun phrase."""
     unit: dict[int, tuple[str, int]] = {}
     if doc.has_annotation("DEP"):
@@ -378,7 +378,7 @@ def phrase_parts(doc: Doc, n: int) -> list[list[Token]]:
     kept = [t for t in doc if is_keyword(t)]
     if len(kept) < 2 * n:
         return []
-    cuts = _cut_points(doc, kept)
+    cuts = cut_points(doc, kept)
     points: list[int] = []
     for j in range(1, n):
         target = len(kept) * j / n

@@ -33,10 +33,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from factscout.errors import InputError, MissingDependency
-from factscout.plan.aspects import (  # noqa: F401  (re-exported: the question generator uses them)
+from factscout.plan.aspects import (  # noqa: F401  (re-exported: the planner's aspect rules)
     KINDS,
     Aspect,
-    _cut_points,
     clause_aspects,
     date_aspects,
     decompose_doc,

@@ -71,14 +71,14 @@ from factscout.plan.decompose import (
 from factscout.plan.qgen_features import (
     CANDIDATE_FEATURES,
     TOKEN_FEATURES,
+    ClaimView,
     GeneratedQuery,
     Logistic,
     NeighbourIndex,
-    _ClaimView,
-    _select,
     candidate_label,
+    mmr_select,
 )
-from factscout.plan.qgen_words import _normal_text, stems
+from factscout.plan.qgen_words import normal_text, stems
 from factscout.records import Claim, Query
 
 if TYPE_CHECKING:
@@ -217,10 +217,10 @@ class QueryGenerator:
         for i, p in enumerate(self.pairs):
             for key in {p.pair_id, p.claim_id}:
                 self._by_id.setdefault(key, []).append(i)
-            self._by_text.setdefault(_normal_text(p.claim), []).append(i)
+            self._by_text.setdefault(normal_text(p.claim), []).append(i)
 
     def _excluded(self, text: str, exclude_ids: Iterable[str]) -> set[int]:
-        out = set(self._by_text.get(_normal_text(text), ()))
+        out = set(self._by_text.get(normal_text(text), ()))
         for cid in exclude_ids:
             out.update(self._by_id.get(cid, ()))
         return out
@@ -236,10 +236,10 @@ class QueryGenerator:
             raise InputError("the query generator is not fitted: call fit(pairs) or load(path)")
         return self._index
 
-    def _view(self, doc: Doc, text: str, exclude: set[int]) -> _ClaimView:
+    def _view(self, doc: Doc, text: str, exclude: set[int]) -> ClaimView:
         index = self._require_index()
         hits = index.search(text, self.neighbours, exclude)
-        return _ClaimView(doc, index, hits, self._question_stems)
+        return ClaimView(doc, index, hits, self._question_stems)
 
     # -- training ------------------------------------------------------------------------------
 
@@ -343,7 +343,7 @@ class QueryGenerator:
                 out.append([])
                 continue
             scores = self.candidate_model.predict(np.array([c.features for c in cands]))
-            picked = _select(cands, scores, n, self.redundancy)
+            picked = mmr_select(cands, scores, n, self.redundancy)
             out.append([GeneratedQuery(cands[i].text, round(float(scores[i]), 4), cands[i].kind) for i in picked])
         return out
 

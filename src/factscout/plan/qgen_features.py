@@ -1,6 +1,6 @@
 """qgen's models and features: the TF-IDF neighbour index over training claims, logistic
 regression with soft labels (numpy + L-BFGS), the token and candidate features of a claim
-(:class:`_ClaimView`), the question-overlap label and the redundancy-penalised selection."""
+(:class:`ClaimView`), the question-overlap label and the redundancy-penalised selection."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from factscout.plan.decompose import (
+from factscout.plan.aspects import (
     KINDS,
-    _cut_points,
+    cut_points,
     decompose_doc,
     is_keyword,
     keywords,
 )
-from factscout.plan.qgen_words import _token_stem, stems
+from factscout.plan.qgen_words import stems, token_stem
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
@@ -202,7 +202,7 @@ def _units(doc: Doc) -> list[list[Token]]:
     kept = [t for t in doc if is_keyword(t)]
     if not kept:
         return []
-    cuts = set(_cut_points(doc, kept))
+    cuts = set(cut_points(doc, kept))
     units: list[list[Token]] = [[kept[0]]]
     for i in range(1, len(kept)):
         if i in cuts:
@@ -212,7 +212,7 @@ def _units(doc: Doc) -> list[list[Token]]:
     return units
 
 
-class _ClaimView:
+class ClaimView:
     """Per-claim token features shared by all of its candidates."""
 
     def __init__(
@@ -224,7 +224,7 @@ class _ClaimView:
     ):
         self.doc = doc
         self.tokens = [t for t in doc if is_keyword(t)]
-        self.stem_of = {t.i: _token_stem(t) for t in self.tokens}
+        self.stem_of = {t.i: token_stem(t) for t in self.tokens}
         self.claim_stems = frozenset(s for s in self.stem_of.values() if s)
         counts = Counter(s for s in self.stem_of.values() if s)
         total = sum(w for _, w in neighbours) or 1.0
@@ -336,7 +336,7 @@ def candidate_label(candidate: frozenset[str], claim_stems: frozenset[str], ques
     return best
 
 
-def _select(cands: Sequence[Candidate], scores: np.ndarray, n: int, redundancy: float) -> list[int]:
+def mmr_select(cands: Sequence[Candidate], scores: np.ndarray, n: int, redundancy: float) -> list[int]:
     """Maximal marginal relevance: the best candidates that repeat each other least."""
     chosen: list[int] = []
     remaining = list(range(len(cands)))

@@ -93,10 +93,13 @@ def stems(text: str) -> list[str]:
     return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP]
 
 
-def _token_stem(t: Token) -> str | None:
+def token_stem(t: Token) -> str | None:
+    """The stem of the token's first content word, as :func:`stems` makes it (``None``: none)."""
     words = [w for w in _WORD.findall(t.lower_) if w not in _STOP]
     return _stem(words[0]) if words else None
 
 
-def _normal_text(text: str) -> str:
+def normal_text(text: str) -> str:
+    """The lower-cased words of ``text`` joined by spaces: one key for claims that differ only in
+    case and punctuation."""
     return " ".join(_WORD.findall(text.lower()))

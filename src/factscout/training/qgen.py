@@ -27,7 +27,7 @@ from factscout.plan.qgen import (
     default_pairs,
     pairs_from_claims,
 )
-from factscout.plan.qgen_words import _normal_text
+from factscout.plan.qgen_words import normal_text
 from factscout.records import Claim, Query
 from factscout.training.splits import folds_of
 
@@ -148,9 +148,9 @@ def cross_fitted_plans(
         held = fold_claims[f]
         if not held:
             continue
-        held_texts = {_normal_text(c.text) for c in held}
-        train = [p for p in own if fold_of.get(p.claim_id) != f and _normal_text(p.claim) not in held_texts]
-        train += [p for p in extra_pairs if _normal_text(p.claim) not in held_texts]
+        held_texts = {normal_text(c.text) for c in held}
+        train = [p for p in own if fold_of.get(p.claim_id) != f and normal_text(p.claim) not in held_texts]
+        train += [p for p in extra_pairs if normal_text(p.claim) not in held_texts]
         gen = QueryGenerator(**settings).fit(train, evidence)
         planner = QgenPlanner(generator=gen, max_queries=max_queries)
         for c, qs in zip(held, planner.plan_many(held), strict=True):
