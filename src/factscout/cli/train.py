@@ -19,7 +19,7 @@ from rich.console import Console
 
 from factscout.cli import train_staged  # noqa: F401  (registers stance-cross and rerank)
 from factscout.cli.common import friendly, read_claims
-from factscout.cli.train_app import Out, _command, _override, _say, _summary, _threads, app
+from factscout.cli.train_app import Out, app, command_line, override, say, set_torch_threads, trainer_summary
 from factscout.errors import InputError, UnknownName
 
 # training.stance_pairs.SOURCES and the consistency defaults as literals (a test keeps them in step)
@@ -29,7 +29,7 @@ UNRELATED_OVERLAP = 0.1
 UNRELATED_PARTNERS = 2
 
 
-@app.command("stance", help=f"Train {_summary('stance')}; tune the Quin+ selector and count rule.")
+@app.command("stance", help=f"Train {trainer_summary('stance')}; tune the Quin+ selector and count rule.")
 @friendly
 def stance(
     out: Out,
@@ -45,7 +45,7 @@ def stance(
 ) -> None:
     from factscout.training.stance import HeadConfig, run
 
-    _threads(2)
+    set_torch_threads(2)
     config = HeadConfig(hidden=hidden, epochs=epochs, lr=lr, seed=seed)
     run(
         out,
@@ -54,12 +54,12 @@ def stance(
         ablations=ablations,
         negation=not no_negation,
         seed=seed,
-        say=_say,
-        command=_command("stance"),
+        say=say,
+        command=command_line("stance"),
     )
 
 
-@app.command("selector", help=f"Train, evaluate and ship {_summary('selector')}.")
+@app.command("selector", help=f"Train, evaluate and ship {trainer_summary('selector')}.")
 @friendly
 def selector(
     out: Annotated[Path, typer.Option("--out", help="folder for the weights, MODEL_CARD.md, metrics.json")],
@@ -72,7 +72,7 @@ def selector(
     run(out, quick=quick, config=config)
 
 
-@app.command("classifier", help=f"Train {_summary('classifier')} on AVeriTeC train.")
+@app.command("classifier", help=f"Train {trainer_summary('classifier')} on AVeriTeC train.")
 @friendly
 def classifier(
     out: Annotated[Path, typer.Option("--out", help="folder for the weights, metrics and card")],
@@ -93,7 +93,7 @@ def classifier(
 _QGEN_MODEL = str(Path(__file__).parent.parent / "plan" / "models" / "qgen.json")  # plan.qgen.DEFAULT_MODEL_PATH
 
 
-@app.command("qgen", help=f"Train {_summary('qgen')} on AVeriTeC train + ClaimDecomp dev + QuanTemp test.")
+@app.command("qgen", help=f"Train {trainer_summary('qgen')} on AVeriTeC train + ClaimDecomp dev + QuanTemp test.")
 @friendly
 def qgen(
     out: Annotated[str, typer.Option(help="where to write the model JSON")] = _QGEN_MODEL,
@@ -115,7 +115,7 @@ class DenseStage(str, enum.Enum):
     REPORT = "report"
 
 
-@app.command("dense", help=f"Fine-tune {_summary('dense')} and measure it on held-out SciFact.")
+@app.command("dense", help=f"Fine-tune {trainer_summary('dense')} and measure it on held-out SciFact.")
 @friendly
 def dense(
     out: Annotated[Path, typer.Option("--out", help="folder for the adapter, model card and metrics")],
@@ -150,45 +150,45 @@ def dense(
     from factscout.training import dense as trainer
 
     config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
-    config = _override(config, epochs=epochs, lr=lr, batch_size=batch_size, hard_negatives=hard_negatives)
+    config = override(config, epochs=epochs, lr=lr, batch_size=batch_size, hard_negatives=hard_negatives)
     if sources:
         config = replace(config, sources=tuple(s.strip() for s in sources.split(",") if s.strip()))
-    _threads(threads)
-    command = _command("dense")
+    set_torch_threads(threads)
+    command = command_line("dense")
     step = stage.value
     adapter_file = adapter or out / MODEL_FILE.name
     if step == "all":
         started = time.perf_counter()
-        data = trainer.prepare(config, _say)
-        trainer.fit(data, config, out, _say)
-        trainer.report(data, adapter_file, out, command=command, say=_say, total_seconds=time.perf_counter() - started)
+        data = trainer.prepare(config, say)
+        trainer.fit(data, config, out, say)
+        trainer.report(data, adapter_file, out, command=command, say=say, total_seconds=time.perf_counter() - started)
         return
     if bundle is None:
         raise typer.BadParameter(f"--stage {step} needs --bundle")
     if step == "prepare":
-        trainer.write_bundle(trainer.prepare(config, _say), bundle)
+        trainer.write_bundle(trainer.prepare(config, say), bundle)
         return
     data = trainer.read_bundle(bundle)
     if step == "fit":
-        trainer.fit(data, config, out, _say, device=device, backbone=backbone)
+        trainer.fit(data, config, out, say, device=device, backbone=backbone)
     elif step == "encode":
         if embeddings is None:
             raise typer.BadParameter("--stage encode needs --embeddings")
-        found = trainer.encode(data, None if base else adapter_file, _say, device=device, backbone=backbone)
+        found = trainer.encode(data, None if base else adapter_file, say, device=device, backbone=backbone)
         try:
             for split in ("dev", "heldout" if heldout else None):
                 if split:
-                    _say(f"{split}: {trainer.score_embeddings(data, found, split)}")
+                    say(f"{split}: {trainer.score_embeddings(data, found, split)}")
         except ImportError as exc:  # a GPU machine without the evaluation library
-            _say(f"not scored here ({exc})")
+            say(f"not scored here ({exc})")
         embeddings.parent.mkdir(parents=True, exist_ok=True)
         save_npz(embeddings, found, compressed=False)
     else:
         note = note_file.read_text().strip() if note_file else None
-        trainer.report(data, adapter_file, out, command=command, say=_say, embeddings=embeddings, note=note)
+        trainer.report(data, adapter_file, out, command=command, say=say, embeddings=embeddings, note=note)
 
 
-@app.command("rewrite", help=f"Train {_summary('rewrite')} (Kazemi et al., AACL 2023, Section 3.3).")
+@app.command("rewrite", help=f"Train {trainer_summary('rewrite')} (Kazemi et al., AACL 2023, Section 3.3).")
 @friendly
 def rewrite(
     trajectories: Annotated[Path, typer.Option(help="BFS trajectories JSONL")],
@@ -309,7 +309,7 @@ def rewrite(
 
 @app.command(
     "rewrite-ranker",
-    help=f"Train {_summary('rewrite-ranker')}: it searches the endpoint for candidate keyword queries "
+    help=f"Train {trainer_summary('rewrite-ranker')}: it searches the endpoint for candidate keyword queries "
     "and keeps the one its models predict best.",
 )
 @friendly
@@ -420,7 +420,7 @@ def stance_pairs(
         consistency=consistency,
         unrelated_overlap=unrelated_overlap,
         unrelated_partners=unrelated_partners,
-        say=_say,
+        say=say,
     )
     path, counts_path = write_stance_pairs(out, pairs)
     table = Table(title=f"{len(pairs)} stance pairs ({time.perf_counter() - started:.0f}s)")
@@ -433,7 +433,7 @@ def stance_pairs(
     totals = [sum(row[label] for row in counts.values()) for label in STANCE_LABELS]
     table.add_row("total", *map(str, totals), str(sum(totals)), style="bold")
     Console().print(table)
-    _say(f"wrote {path} and {counts_path}")
+    say(f"wrote {path} and {counts_path}")
 
 
 # --- verdict-aggregator (the verdict method `learned`; one block, kept at the end) ---
@@ -459,6 +459,6 @@ def verdict_aggregator(
 ) -> None:
     from factscout.training.verdict_aggregator import AggregatorConfig, run
 
-    _threads(2)
+    set_torch_threads(2)
     config = AggregatorConfig(seed, k, stance, retriever, oof_head=oof_head, limit_claims=limit_claims)
-    run(out, config, features=features, say=_say, command=_command("verdict-aggregator"))
+    run(out, config, features=features, say=say, command=command_line("verdict-aggregator"))

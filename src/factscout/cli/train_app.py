@@ -39,18 +39,20 @@ app = typer.Typer(
 )
 
 
-def _say(msg: str) -> None:
+def say(msg: str) -> None:
+    """Print one progress line to stderr (the trainers' ``say``)."""
     print(msg, file=sys.stderr, flush=True)
 
 
-def _command(name: str) -> str:
+def command_line(name: str) -> str:
     """The command line as the user typed it (``factscout train NAME OPTIONS``), for model cards."""
     argv = sys.argv[1:]
     rest = argv[argv.index(name) + 1 :] if name in argv else []
     return " ".join(["factscout train", name, *rest])
 
 
-def _threads(n: int) -> None:
+def set_torch_threads(n: int) -> None:
+    """Let torch use ``n`` CPU threads (nothing when torch is not installed)."""
     try:
         import torch
     except ImportError:
@@ -58,14 +60,15 @@ def _threads(n: int) -> None:
     torch.set_num_threads(n)
 
 
-def _override(config: Any, **values: Any) -> Any:
+def override(config: Any, **values: Any) -> Any:
     """``config`` with each option the user gave (not None) replacing its default."""
     from dataclasses import replace
 
     return replace(config, **{name: value for name, value in values.items() if value is not None})
 
 
-def _summary(name: str) -> str:
+def trainer_summary(name: str) -> str:
+    """The one-line summary of trainer ``name`` (:data:`~factscout.training.base.TRAINERS`), for help texts."""
     return TRAINERS[name].summary
 
 

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from factscout.cli.common import friendly
-from factscout.cli.train_app import Out, _command, _override, _say, _summary, _threads, app
+from factscout.cli.train_app import Out, app, command_line, override, say, set_torch_threads, trainer_summary
 
 
 class Stage(str, enum.Enum):
@@ -26,7 +26,7 @@ class Finetune(str, enum.Enum):
     FULL = "full"
 
 
-@app.command("stance-cross", help=f"Train {_summary('stance-cross')}.")
+@app.command("stance-cross", help=f"Train {trainer_summary('stance-cross')}.")
 @friendly
 def stance_cross(
     out: Out,
@@ -78,7 +78,7 @@ def stance_cross(
 
     from factscout.training import stance_cross as trainer
 
-    _threads(2)
+    set_torch_threads(2)
     config = trainer.CrossConfig(
         seed=seed,
         epochs=epochs,
@@ -96,23 +96,23 @@ def stance_cross(
         init=str(init) if init is not None else None,
         soup=_seeds(soup),
     )
-    command = _command("stance-cross")
+    command = command_line("stance-cross")
     if stage is Stage.ALL:
-        trainer.run(out, config, say=_say, command=command)
+        trainer.run(out, config, say=say, command=command)
         return
     if stage is Stage.REPORT:
         from factscout.training.stance_cross_report import report
 
         note = note_file.read_text().strip() if note_file else None
-        report(out / trainer.MODEL_FILE.name, config, out, say=_say, command=command, note=note, device=device)
+        report(out / trainer.MODEL_FILE.name, config, out, say=say, command=command, note=note, device=device)
         return
     if bundle is None:
         raise typer.BadParameter(f"--stage {stage.value} needs --bundle")
     if stage is Stage.PREPARE:
         bundle.parent.mkdir(parents=True, exist_ok=True)
-        bundle.write_text(json.dumps(trainer.prepare(config, _say)))
+        bundle.write_text(json.dumps(trainer.prepare(config, say)))
         return
-    trainer.fit(json.loads(bundle.read_text()), config, out, _say, device=device, backbone=backbone)
+    trainer.fit(json.loads(bundle.read_text()), config, out, say, device=device, backbone=backbone)
 
 
 def _seeds(text: str | None) -> tuple[int, ...] | None:
@@ -132,7 +132,7 @@ class RerankStage(str, enum.Enum):
     REPORT = "report"
 
 
-@app.command("rerank", help=f"Train, evaluate and ship {_summary('rerank')}.")
+@app.command("rerank", help=f"Train, evaluate and ship {trainer_summary('rerank')}.")
 @friendly
 def rerank(
     out: Out,
@@ -169,28 +169,28 @@ def rerank(
     from factscout.training import rerank as trainer
 
     config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
-    config = _override(config, epochs=epochs, negatives=negatives, max_length=max_length, lr=lr)
-    _threads(2)
-    command = _command("rerank")
+    config = override(config, epochs=epochs, negatives=negatives, max_length=max_length, lr=lr)
+    set_torch_threads(2)
+    command = command_line("rerank")
     step = stage.value
     if step == "all":
-        trainer.run(out, config, say=_say, command=command)
+        trainer.run(out, config, say=say, command=command)
         return
     if bundle is None:
         raise typer.BadParameter(f"--stage {step} needs --bundle")
     weights = out / MODEL_FILE.name
     if step == "prepare":
         bundle.parent.mkdir(parents=True, exist_ok=True)
-        bundle.write_text(json.dumps(trainer.prepare(config, _say)))
+        bundle.write_text(json.dumps(trainer.prepare(config, say)))
         return
     data = json.loads(bundle.read_text())
     if step == "fit":
-        trainer.fit(data, config, out, _say, device=device, backbone=backbone)
+        trainer.fit(data, config, out, say, device=device, backbone=backbone)
     elif step == "score":
         if scores is None:
             raise typer.BadParameter("--stage score needs --scores")
         wanted = [s.strip() for s in splits.split(",") if s.strip()]
-        found = trainer.score(data, weights, config.top_n, _say, splits=wanted, device=device, backbone=backbone)
+        found = trainer.score(data, weights, config.top_n, say, splits=wanted, device=device, backbone=backbone)
         save_npz(scores, found, compressed=False)
     else:
         if scores is None:
@@ -198,4 +198,4 @@ def rerank(
         with np.load(scores, allow_pickle=False) as npz:
             found = {k: np.asarray(npz[k]) for k in npz}
         note = note_file.read_text().strip() if note_file else None
-        trainer.report(data, weights, found, out, command=command, say=_say, note=note)
+        trainer.report(data, weights, found, out, command=command, say=say, note=note)
