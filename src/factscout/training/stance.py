@@ -72,15 +72,15 @@ from factscout.training.stance_data import (
     scifact_pairs,
 )
 from factscout.training.stance_eval import (
-    _id_counts,
-    _label_counts,
-    _per_class_f1,
-    _prf_of,
-    _r,
-    _round_tree,
     best_similarity_threshold,
     bootstrap_macro_f1,
     claim_stances,
+    id_counts,
+    label_counts,
+    per_class_f1,
+    prf_of,
+    round4,
+    round_tree,
     stance_eval_set,
     stance_scores,
     verdict_scores,
@@ -261,19 +261,19 @@ def run(
     cv = cross_validate_threshold(scored_all, seed=seed)
     train_ids = {c.claim_id for c in train}
     fit_train = best_threshold([a for a in scored_all if a.claim_id in train_ids])
-    heldout_prf = _prf_of([a for a in scored_all if a.claim_id not in train_ids], fit_train.threshold)
+    heldout_prf = prf_of([a for a in scored_all if a.claim_id not in train_ids], fit_train.threshold)
     report.selector = {
         "threshold_all_train_claims": fit_all.threshold,
-        "f1_all_train_claims": _r(fit_all.f1),
-        "precision_all": _r(fit_all.precision),
-        "recall_all": _r(fit_all.recall),
+        "f1_all_train_claims": round4(fit_all.f1),
+        "precision_all": round4(fit_all.precision),
+        "recall_all": round4(fit_all.recall),
         "cv_thresholds": list(cv.thresholds),
-        "cv_f1": [_r(f) for f in cv.f1],
-        "cv_precision": [_r(p) for p in cv.precision],
-        "cv_recall": [_r(r) for r in cv.recall],
-        "cv_mean_f1": _r(cv.mean_f1),
+        "cv_f1": [round4(f) for f in cv.f1],
+        "cv_precision": [round4(p) for p in cv.precision],
+        "cv_recall": [round4(r) for r in cv.recall],
+        "cv_mean_f1": round4(cv.mean_f1),
         "threshold_train_part": fit_train.threshold,
-        "heldout_prf_at_train_part_threshold": [_r(x) for x in heldout_prf],
+        "heldout_prf_at_train_part_threshold": [round4(x) for x in heldout_prf],
         "grid": f"{THRESHOLD_GRID[0]}..{THRESHOLD_GRID[-1]} step 0.01",
     }
     say(f"selector: threshold {fit_all.threshold} (F1 {fit_all.f1:.3f}); 2-fold CV F1 {cv.mean_f1:.3f}")
@@ -292,10 +292,10 @@ def run(
         say(f"encoding {name}: {len(group)} pairs ...")
         emb.add([p.claim for p in group] + [p.sentence for p in group])
     report.counts["pairs"] = {
-        "scifact_train_part": _label_counts(sci_train),
-        "scifact_heldout": _label_counts(sci_held),
-        "negation": _label_counts(neg),
-        **{k: _label_counts(v) for k, v in extra.items()},
+        "scifact_train_part": label_counts(sci_train),
+        "scifact_heldout": label_counts(sci_held),
+        "negation": label_counts(neg),
+        **{k: label_counts(v) for k, v in extra.items()},
     }
     base = sci_train + (neg if negation else [])
     training = base + [p for s in sources if s != "scifact" for p in extra[s]]
@@ -325,17 +325,17 @@ def run(
     report.stance = {
         "eval_set": "held-out SciFact: gold rationale sentences + the 2 most claim-similar non-rationale "
         "sentences of the cited abstracts per claim",
-        "eval_counts": _id_counts(ev_gold),
+        "eval_counts": id_counts(ev_gold),
         "model": stance_scores(ev_gold, [int(pred_held[i]) for i in ev_idx]),
         "similarity_only": {**stance_scores(ev_gold, sim_pred), "threshold": sim_t},
         "majority": {**stance_scores(ev_gold, [major] * len(ev_gold)), "label": STANCE_LABELS[major]},
         "all_sentences": {
-            "counts": _id_counts(all_gold),
+            "counts": id_counts(all_gold),
             "model": stance_scores(all_gold, [int(x) for x in pred_held]),
             "similarity_only": stance_scores(all_gold, all_sim),
             "majority": stance_scores(all_gold, [all_major] * len(all_gold)),
         },
-        "per_class_f1": _per_class_f1(ev_gold, [int(pred_held[i]) for i in ev_idx]),
+        "per_class_f1": per_class_f1(ev_gold, [int(pred_held[i]) for i in ev_idx]),
         "ci95": bootstrap_macro_f1(
             [sci_held[i].claim_id for i in ev_idx],
             ev_gold,
@@ -349,7 +349,7 @@ def run(
         ),
         "train_seconds": round(train_seconds, 1),
     }
-    report.stance = _round_tree(report.stance)
+    report.stance = round_tree(report.stance)
     say(f"stance (held-out): {report.stance['model']} vs similarity {report.stance['similarity_only']}")
 
     # 4. ablations on the same held-out set
@@ -374,7 +374,7 @@ def run(
             data = sci_train + (neg if with_neg else []) + [p for s in srcs if s in extra for p in extra[s]]
             m = fit_model(data, emb, cfg)
             p = m.predict_proba(emb.matrix([q.claim for q in sci_held]), emb.matrix([q.sentence for q in sci_held]))
-            report.ablations[name] = _round_tree(stance_scores(ev_gold, [int(p[i].argmax()) for i in ev_idx]))
+            report.ablations[name] = round_tree(stance_scores(ev_gold, [int(p[i].argmax()) for i in ev_idx]))
             say(f"ablation {name}: {report.ablations[name]}")
 
     # 5. verdict rule: tune on out-of-fold predictions over the training part, score held-out
@@ -390,11 +390,11 @@ def run(
         pp = [sci_train[i] for i in idx]
         oof[idx] = m.predict_proba(emb.matrix([p.claim for p in pp]), emb.matrix([p.sentence for p in pp]))
         say(f"  fold {k + 1}/{len(folds)} done")
-    report.stance["train_part_oof"] = _round_tree(stance_scores(tr_gold, [int(oof[i].argmax()) for i in tr_idx]))
+    report.stance["train_part_oof"] = round_tree(stance_scores(tr_gold, [int(oof[i].argmax()) for i in tr_idx]))
     gold_train = [SCIFACT_VERDICT[c.meta["label"]] for c in train]
     gold_held = [SCIFACT_VERDICT[c.meta["label"]] for c in heldout]
     major_label, major_acc, major_f1 = majority_baseline(gold_train, gold_held)
-    report.verdict = {"majority": {"label": major_label, "accuracy": _r(major_acc), "macro_f1": _r(major_f1)}}
+    report.verdict = {"majority": {"label": major_label, "accuracy": round4(major_acc), "macro_f1": round4(major_f1)}}
     for setting in ("selector", "gold"):
         train_stances = claim_stances(train, sci_train, oof, cos_train, evidence=setting, threshold=threshold)
         fit = tune_rule(train_stances, gold_train)
@@ -410,10 +410,10 @@ def run(
         report.verdict[setting] = {
             "min_evidence": fit.min_evidence,
             "min_confidence": fit.min_confidence,
-            "train_oof": {"accuracy": _r(fit.accuracy), "macro_f1": _r(fit.macro_f1)},
-            "heldout": _round_tree(verdict_scores(held_stances, gold_held, fit)),
+            "train_oof": {"accuracy": round4(fit.accuracy), "macro_f1": round4(fit.macro_f1)},
+            "heldout": round_tree(verdict_scores(held_stances, gold_held, fit)),
             "heldout_ci95": ci["rule"],
-            "per_class_f1": {v: _r(macro_f1(gold_held, held_pred, [v])) for v in VERDICT_LABELS},
+            "per_class_f1": {v: round4(macro_f1(gold_held, held_pred, [v])) for v in VERDICT_LABELS},
         }
         say(f"verdict ({setting}): {report.verdict[setting]}")
     report.verdict["selector_threshold"] = threshold

@@ -30,13 +30,13 @@ from factscout.training.stance_cross import (
 )
 from factscout.training.stance_data import LABEL_ID, SCIFACT_VERDICT, Pair
 from factscout.training.stance_eval import (
-    _per_class_f1,
-    _round_tree,
     best_similarity_threshold,
     bootstrap_macro_f1,
     claim_stances,
     expected_calibration_error,
     fit_temperature,
+    per_class_f1,
+    round_tree,
     stance_eval_set,
     stance_scores,
 )
@@ -107,8 +107,8 @@ def report(
         "similarity_only": {**stance_scores(ev_gold, sim_pred), "threshold": sim_t},
         "majority": stance_scores(ev_gold, major),
         "per_class_f1": {
-            "cross_encoder": _per_class_f1(ev_gold, cross_pred),
-            "head": _per_class_f1(ev_gold, head_pred),
+            "cross_encoder": per_class_f1(ev_gold, cross_pred),
+            "head": per_class_f1(ev_gold, head_pred),
         },
         "ci95": bootstrap_macro_f1(
             [sci_held[i].claim_id for i in ev_idx],
@@ -152,7 +152,7 @@ def report(
     model.rule = rule
     model.temperature = temperature
     weights = model.save(weights, config={k: v for k, v in file_config.items() if k not in ("rule", "info")})
-    result = _round_tree(
+    result = round_tree(
         {
             "command": command,
             "note": note,

@@ -1,5 +1,6 @@
 """Evaluation of stance models and the count rule: the held-out evaluation pairs, stance and
-verdict scores, the similarity-only baseline, bootstrap intervals, and temperature calibration."""
+verdict scores, the similarity-only baseline, bootstrap intervals, temperature calibration, and the
+label counts and rounding the metrics files use."""
 
 from __future__ import annotations
 
@@ -113,7 +114,7 @@ def bootstrap_macro_f1(
 
 
 def _ci(values: np.ndarray) -> list[float]:
-    return [_r(np.percentile(values, 2.5)), _r(np.percentile(values, 97.5))]
+    return [round4(np.percentile(values, 2.5)), round4(np.percentile(values, 97.5))]
 
 
 def claim_stances(
@@ -146,33 +147,39 @@ def verdict_scores(stances: Sequence[Sequence[Stance]], gold: Sequence[str], fit
     return {"accuracy": accuracy(gold, pred), "macro_f1": macro_f1(gold, pred, VERDICT_LABELS)}
 
 
-def _r(x: float) -> float:
+def round4(x: float) -> float:
+    """``x`` rounded to 4 decimals, as every reported figure is."""
     return round(float(x), 4)
 
 
-def _prf_of(scored: Sequence[ScoredAbstract], threshold: float) -> tuple[float, float, float]:
+def prf_of(scored: Sequence[ScoredAbstract], threshold: float) -> tuple[float, float, float]:
+    """(precision, recall, F1) of the similarity selector at ``threshold`` on ``scored``."""
     fit = best_threshold(scored, [threshold])
     return fit.precision, fit.recall, fit.f1
 
 
-def _label_counts(pairs: Sequence[Pair]) -> dict[str, int]:
-    return _id_counts([p.label for p in pairs])
+def label_counts(pairs: Sequence[Pair]) -> dict[str, int]:
+    """How many pairs carry each stance label."""
+    return id_counts([p.label for p in pairs])
 
 
-def _id_counts(labels: Sequence[int]) -> dict[str, int]:
+def id_counts(labels: Sequence[int]) -> dict[str, int]:
+    """How many of ``labels`` (stance label ids) are each stance label."""
     c = Counter(labels)
     return {STANCE_LABELS[i]: c.get(i, 0) for i in range(len(STANCE_LABELS))}
 
 
-def _per_class_f1(gold: Sequence[int], pred: Sequence[int]) -> dict[str, float]:
-    return {STANCE_LABELS[i]: _r(macro_f1(gold, pred, [i])) for i in range(len(STANCE_LABELS))}
+def per_class_f1(gold: Sequence[int], pred: Sequence[int]) -> dict[str, float]:
+    """F1 of each stance label (one-vs-rest), rounded."""
+    return {STANCE_LABELS[i]: round4(macro_f1(gold, pred, [i])) for i in range(len(STANCE_LABELS))}
 
 
-def _round_tree(x: Any) -> Any:
+def round_tree(x: Any) -> Any:
+    """``x`` with every float in it (through nested dicts) rounded by :func:`round4`."""
     if isinstance(x, dict):
-        return {k: _round_tree(v) for k, v in x.items()}
+        return {k: round_tree(v) for k, v in x.items()}
     if isinstance(x, float):
-        return _r(x)
+        return round4(x)
     return x
 
 
