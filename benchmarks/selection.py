@@ -114,7 +114,7 @@ def reranker_dev_check(
 
 def stance_dev_ids(train_claims: Sequence[Claim]) -> set[str]:
     """The stance cross-encoder's dev claims: its trainer splits the training part again
-    (``training.stance_cross._scifact_parts``: dev_fraction, seed + 1); it never trained on them."""
+    (``training.stance_cross_config.scifact_parts``: dev_fraction, seed + 1); it never trained on them."""
     config = CrossConfig()
     _, dev = split_scifact(train_claims, heldout_fraction=config.dev_fraction, seed=config.seed + 1)
     return {c.claim_id for c in dev}

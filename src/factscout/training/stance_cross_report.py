@@ -1,5 +1,6 @@
 """The report stage of ``factscout train stance-cross``: calibration, count rule, held-out scores,
-and the model card (:mod:`factscout.training.stance_cross` holds the data and fit stages)."""
+and the model card (:mod:`factscout.training.stance_cross` holds the data and fit stages,
+:mod:`factscout.training.stance_cross_config` what the stages share)."""
 
 from __future__ import annotations
 
@@ -18,15 +19,15 @@ from factscout.nn.activations import softmax
 from factscout.records import Claim
 from factscout.select.threshold import DEFAULT_THRESHOLD
 from factscout.training.cards import licence_of, write_card, write_metrics
-from factscout.training.stance_cross import (
+from factscout.training.stance_cross_config import (
     CARD_FILE,
     FIT_LOG,
     METRICS_FILE,
     CrossConfig,
+    Parts,
     Say,
-    _Parts,
-    _quiet,
-    _scifact_parts,
+    quiet,
+    scifact_parts,
 )
 from factscout.training.stance_data import LABEL_ID, SCIFACT_VERDICT, Pair
 from factscout.training.stance_eval import (
@@ -54,11 +55,11 @@ def report(
     config: CrossConfig,
     out: Path,
     *,
-    say: Say = _quiet,
+    say: Say = quiet,
     command: str = "",
     note: str | None = None,
     started: float | None = None,
-    parts: _Parts | None = None,
+    parts: Parts | None = None,
     device: str = "cpu",
 ) -> dict[str, Any]:
     """Calibrate, tune the count rule, score held-out SciFact, and write weights, metrics and card
@@ -69,7 +70,7 @@ def report(
     t0 = started if started is not None else time.perf_counter()
     fit_log_file = out / FIT_LOG
     log = json.loads(fit_log_file.read_text()) if fit_log_file.is_file() else {}
-    parts = parts or _scifact_parts(config, say)
+    parts = parts or scifact_parts(config, say)
     sci_fit, sci_dev, sci_held = parts.pairs["fit"], parts.pairs["dev"], parts.pairs["heldout"]
     cos_fit, cos_dev, cos_held = parts.cosines["fit"], parts.cosines["dev"], parts.cosines["heldout"]
     emb, dev, heldout = parts.embeddings, parts.dev, parts.heldout
