@@ -37,7 +37,7 @@ import datetime as dt
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,7 @@ from factscout.training.splits import (
     split_scifact,
     write_heldout_ids,
 )
-from factscout.training.stance_card import model_card
+from factscout.training.stance_card import Run, model_card
 from factscout.training.stance_data import (
     LABEL_ID,
     SCIFACT_VERDICT,
@@ -204,19 +204,6 @@ def fit_model(
     # round-trip through fp16, as shipped, so every figure describes the shipped precision
     layers = [(w.astype(np.float16), b.astype(np.float16)) for w, b in train_head(x, y, config, sw)]
     return StanceHead(layers, encoder=emb.encoder, info=info)
-
-
-@dataclass
-class Run:
-    """Everything the training run measured (serialised to metrics.json and the model card)."""
-
-    config: dict[str, Any]
-    counts: dict[str, Any] = field(default_factory=dict)
-    selector: dict[str, Any] = field(default_factory=dict)
-    stance: dict[str, Any] = field(default_factory=dict)
-    ablations: dict[str, Any] = field(default_factory=dict)
-    verdict: dict[str, Any] = field(default_factory=dict)
-    artifact: dict[str, Any] = field(default_factory=dict)
 
 
 def run(

@@ -1,10 +1,12 @@
-"""The stance head's model card (``MODEL_CARD.md``), written from a training :class:`Run`."""
+"""What a stance head training run measured (:class:`Run`, serialised to ``metrics.json``) and the
+model card (``MODEL_CARD.md``) written from it."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from factscout.training.cards import licence_of
 from factscout.training.splits import (
@@ -21,8 +23,18 @@ from factscout.verify.stance import (
     SUPPORTS,
 )
 
-if TYPE_CHECKING:
-    from factscout.training.stance import Run
+
+@dataclass
+class Run:
+    """Everything the training run measured (serialised to metrics.json and the model card)."""
+
+    config: dict[str, Any]
+    counts: dict[str, Any] = field(default_factory=dict)
+    selector: dict[str, Any] = field(default_factory=dict)
+    stance: dict[str, Any] = field(default_factory=dict)
+    ablations: dict[str, Any] = field(default_factory=dict)
+    verdict: dict[str, Any] = field(default_factory=dict)
+    artifact: dict[str, Any] = field(default_factory=dict)
 
 
 def _row(name: str, s: Mapping[str, Any]) -> str:
