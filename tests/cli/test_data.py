@@ -156,7 +156,7 @@ def test_list_shows_every_dataset_with_source_licence_and_presence(tmp_path: Pat
 
 def test_averitec_known_checksum_is_the_pinned_train_file() -> None:
     from factscout.datasets import averitec
-    from factscout.datasets.download import known_checksums
+    from factscout.datasets.catalogue import known_checksums
 
     assert known_checksums("averitec") == {averitec.SOURCE.url: averitec.SHA256[averitec.SOURCE.url]}
     assert known_checksums("scifact") == {}

@@ -93,7 +93,7 @@ def test_sick_both_directions(loaded):
 
 @pytest.mark.parametrize("name", ["healthver", "checkcovid", "citint", "anli", "sick"])
 def test_listed_in_the_catalogue(name):
-    from factscout.datasets.download import entry
+    from factscout.datasets.catalogue import entry
 
     e = entry(name)
     assert e.url.startswith("https://raw.githubusercontent.com/") and e.downloads_as == name

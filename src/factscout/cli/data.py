@@ -38,7 +38,7 @@ def list_(
     ] = None,
 ) -> None:
     """Every registered dataset: name, source URL, licence and whether it is under the data root."""
-    from factscout.datasets.download import entries
+    from factscout.datasets.catalogue import entries
 
     root = _root(directory)
     typer.echo(f"data root: {root if root is not None else '(none found; set $FACTSCOUT_DATA)'}")
@@ -60,7 +60,7 @@ def download(
     ] = None,
 ) -> None:
     """Download dataset NAME from its source URL, check its sha256 and place it under the data root."""
-    from factscout.datasets.download import download_dataset, known_checksums
+    from factscout.datasets.catalogue import download_dataset, known_checksums
     from factscout.errors import DataNotFound
 
     root = _root(directory)
