@@ -21,9 +21,10 @@ held-out claims) by ``python benchmarks/selection.py --write-setting`` and store
 
 The relevance score comes from a *scorer* (:class:`RelevanceScorer`), and a setting names the scorer
 it was chosen for (``scorer`` in the setting; a threshold on one scorer's scale means nothing on
-another's): ``"reranker"`` (above, the ``relevance`` selector) or ``"stance"``, the stance
-cross-encoder's ``1 - P(not enough info)`` (:mod:`factscout.select.stance_relevance`, the
-``stance-relevance`` selector, setting ``models/stance_relevance.json``).
+another's): ``"reranker"`` (above, :class:`RerankerRelevance`, the ``relevance`` selector) or
+``"stance"``, the stance cross-encoder's ``1 - P(not enough info)`` (:class:`StanceRelevance`; the
+``stance-relevance`` selector in :mod:`factscout.select.stance_relevance`, setting
+``models/stance_relevance.json``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from factscout.errors import BadModel, InputError, ModelNotFound
-from factscout.records import Claim, Passage, Sentence
+from factscout.records import NOT_ENOUGH_INFO, STANCE_LABELS, Claim, Passage, Sentence
 from factscout.select.base import register_selector
 
 SETTING_FILE = Path(__file__).parent / "models" / "relevance.json"
@@ -46,6 +47,7 @@ FORMAT = "factscout-relevance-selector"
 FORMAT_VERSION = 1
 SCORERS = ("reranker", "stance")  # what a setting can be chosen for (see RelevanceScorer)
 _KEYS = {"threshold", "cosine_weight", "min_cosine", "scorer"}
+_NEI = STANCE_LABELS.index(NOT_ENOUGH_INFO)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,13 +160,39 @@ class RerankerRelevance:
         return np.asarray(self.reranker.score_pairs(list(claims), list(sentences)), dtype=np.float64)
 
 
+class StanceRelevance:
+    """``1 - P(not enough info)`` of the stance cross-encoder, in [0, 1].
+
+    ``model``: anything with ``predict_pairs(claims, sentences) -> (n, 3)`` probabilities in
+    :data:`~factscout.records.STANCE_LABELS` order (default: the shipped
+    :class:`~factscout.verify.cross_stance.CrossStanceModel`, loaded on first use)."""
+
+    name = "stance"
+
+    def __init__(self, model: Any = None) -> None:
+        self._model = model
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            from factscout.verify.cross_stance import CrossStanceModel
+
+            self._model = CrossStanceModel.load()
+        return self._model
+
+    def relevance(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray:
+        probs = np.asarray(self.model.predict_pairs(list(claims), list(sentences)), dtype=np.float64)
+        if probs.ndim != 2 or probs.shape != (len(sentences), len(STANCE_LABELS)):
+            raise ValueError(f"the stance model gave probabilities of shape {probs.shape} for {len(sentences)} pairs")
+        out: np.ndarray = 1.0 - probs[:, _NEI]
+        return out
+
+
 def make_scorer(name: str) -> RelevanceScorer:
     """The relevance scorer ``name`` (one of :data:`SCORERS`), its model loaded on first use."""
     if name == "reranker":
         return RerankerRelevance()
     if name == "stance":
-        from factscout.select.stance_relevance import StanceRelevance
-
         return StanceRelevance()
     raise InputError(f"no relevance scorer {name!r}; known: {', '.join(SCORERS)}")
 

@@ -7,7 +7,7 @@ abstracts and top retrieved sentences of other abstracts (not enough info): its
 "is this sentence evidence about *this* claim?" that the check pipeline's stance step asks next.
 
 The ``stance-relevance`` selector is the :class:`~factscout.select.relevance.RelevanceSelector`
-rule over that score,
+rule over that score (:class:`~factscout.select.relevance.StanceRelevance`, re-exported here),
 
     score = (1 - P(not enough info)) + cosine_weight * cos(claim, sentence)  >=  threshold
     and cos(claim, sentence) >= min_cosine
@@ -24,47 +24,14 @@ pipeline passes its ``cross`` stance model as this selector's ``stance_model`` o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from factscout.records import NOT_ENOUGH_INFO, STANCE_LABELS
 from factscout.select.base import register_selector
-from factscout.select.relevance import RelevanceSelector, read_setting
+from factscout.select.relevance import RelevanceSelector, StanceRelevance, read_setting
 
 STANCE_SETTING_FILE = Path(__file__).parent / "models" / "stance_relevance.json"
-_NEI = STANCE_LABELS.index(NOT_ENOUGH_INFO)
-
-
-class StanceRelevance:
-    """``1 - P(not enough info)`` of the stance cross-encoder, in [0, 1].
-
-    ``model``: anything with ``predict_pairs(claims, sentences) -> (n, 3)`` probabilities in
-    :data:`~factscout.records.STANCE_LABELS` order (default: the shipped
-    :class:`~factscout.verify.cross_stance.CrossStanceModel`, loaded on first use)."""
-
-    name = "stance"
-
-    def __init__(self, model: Any = None) -> None:
-        self._model = model
-
-    @property
-    def model(self) -> Any:
-        if self._model is None:
-            from factscout.verify.cross_stance import CrossStanceModel
-
-            self._model = CrossStanceModel.load()
-        return self._model
-
-    def relevance(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray:
-        probs = np.asarray(self.model.predict_pairs(list(claims), list(sentences)), dtype=np.float64)
-        if probs.ndim != 2 or probs.shape != (len(sentences), len(STANCE_LABELS)):
-            raise ValueError(f"the stance model gave probabilities of shape {probs.shape} for {len(sentences)} pairs")
-        out: np.ndarray = 1.0 - probs[:, _NEI]
-        return out
 
 
 @register_selector("stance-relevance", stance_model="cross")
