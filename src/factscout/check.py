@@ -37,24 +37,17 @@ from typing import TYPE_CHECKING, Any
 
 from factscout.errors import InputError
 from factscout.nn.encoding import CachedEncoder, SentenceEncoder
-from factscout.records import (
-    NOT_ENOUGH_INFO,
-    REFUTES,
-    STANCE_LABELS,
-    SUPPORTS,
-    Claim,
-    Query,
-    Ranking,
-    Sentence,
-    Stance,
-)
+from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Query, Ranking, Sentence, Stance
 from factscout.report import Evidence, EvidenceSentence, Report, VerdictSummary, days_between
 from factscout.rerank.base import RERANKERS, Reranker, make_reranker
-from factscout.select.base import SELECTORS, Selector, default_encoder, make_selector, stance_model_of
+from factscout.retrieve.base import HasStore
+from factscout.select.base import SELECTORS, EncodingSelector, Selector, default_encoder, make_selector, stance_model_of
 from factscout.verify.base import (
     RULE_TUNED_WITH,
     VERDICT_METHODS,
     StanceModel,
+    TrainedVerdict,
+    TunedStanceModel,
     VerdictMethod,
     make_stance_model,
     make_verdict_method,
@@ -185,10 +178,9 @@ class Checker:
 
         self.settings = s = settings or CheckSettings()
         self.retriever = retriever
-        store = getattr(retriever, "store", None)
-        if store is None:
+        if not isinstance(retriever, HasStore):
             raise InputError(f"checking needs a retriever with a passage store, got {type(retriever).__name__}")
-        self.store = store
+        self.store = retriever.store
         self.sentences: SentenceData | None = None  # the index's stored sentences (from_index)
         self._sentences_usable: bool | None = None
         if planner is None:
@@ -206,7 +198,7 @@ class Checker:
         self.provenance: dict[str, Any] = dict(provenance or {})
         tuned = (DEFAULT_MIN_EVIDENCE, DEFAULT_MIN_CONFIDENCE)
         if s.stance != RULE_TUNED_WITH:
-            tuned = getattr(self.stance, "rule_thresholds", None) or tuned  # tuned with that model
+            tuned = (self.stance.rule_thresholds if isinstance(self.stance, TunedStanceModel) else None) or tuned
         self.rule = rule or CountRule(
             tuned[0] if s.min_evidence is None else s.min_evidence,
             tuned[1] if s.min_confidence is None else s.min_confidence,
@@ -219,7 +211,8 @@ class Checker:
         self.confidence, self.min_confidence = policy.model, policy.min_confidence
         self.provenance.update(policy.provenance)
         warnings = policy.warnings
-        trained_with = getattr(self.verdict_method, "trained_with", None)
+        method = self.verdict_method
+        trained_with = method.trained_with if isinstance(method, TrainedVerdict) else None
         if trained_with is not None and trained_with != s.stance:
             warnings.insert(0, f"the {s.verdict} verdict was trained on stances of the {trained_with!r} stance model, not "
                             f"{s.stance!r}: its probabilities may be off (retrain it with --stance {s.stance})")  # fmt: skip
@@ -387,7 +380,8 @@ class Checker:
         the cache. Skipped when the selector brings its own encoder."""
         from factscout.text.sentences import sentences_of
 
-        if self._selector is not None and getattr(self._selector, "encoder", None) is not self._encoder:
+        own = self._selector.encoder if isinstance(self._selector, EncodingSelector) else None
+        if self._selector is not None and own is not self._encoder:
             return
         stored = self._stored_sentences()
         texts = [c.text for c in claims]

@@ -37,6 +37,14 @@ class Retriever(Protocol):
     def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]: ...
 
 
+@runtime_checkable
+class HasStore(Protocol):
+    """What reads a retriever's passages: the part of :class:`Retriever` that a pipeline step
+    needs when it takes any object with ``search`` (a remote endpoint may have no store)."""
+
+    store: PassageStore
+
+
 def check_k(k: int) -> int:
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise InputError(f"k must be a positive integer, got {k!r}")

@@ -11,6 +11,8 @@ check pipeline shares between its steps. A selector that reads a transformer's t
 encoder installed (:func:`default_encoder`). A selector that scores with a stance model
 (``stance_model="cross"``) takes it as the option ``stance_model``, so the check pipeline can hand
 it the instance its stance step uses (one model, one prediction cache: :func:`stance_model_of`).
+A selector that embeds with a sentence encoder says so by its ``encoder`` attribute
+(:class:`EncodingSelector`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,16 @@ from factscout.registry import Registry
 @runtime_checkable
 class Selector(Protocol):
     """Keeps the evidence sentences of one passage for one claim."""
+
+    def select_passage(self, claim: Claim, passage: Passage) -> list[Sentence]: ...
+
+
+@runtime_checkable
+class EncodingSelector(Protocol):
+    """A selector that embeds sentences with its ``encoder``; when that is the encoder the check
+    pipeline shares, the pipeline embeds a whole batch's sentences ahead of selection."""
+
+    encoder: Any
 
     def select_passage(self, claim: Claim, passage: Passage) -> list[Sentence]: ...
 

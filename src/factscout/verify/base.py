@@ -13,13 +13,18 @@
   factory of ``kind`` as its ``arg`` keyword; only factories with an ``arg`` parameter take one,
   and for them it is required. A factory may also carry ``check_arg(arg)``, which
   :func:`split_stance_name` calls so that a bad argument fails before any model loads.
+  Optional capabilities of a stance model, each a small protocol checked with ``isinstance``:
+  :class:`PairStanceModel` (``predict_pairs`` over text pairs at once, the cross-encoders),
+  :class:`EmbeddingStanceModel` (``predict_proba`` over the vectors of its ``encoder``, the head)
+  and :class:`TunedStanceModel` (``rule_thresholds``: the count rule's thresholds tuned with it).
 - :class:`VerdictMethod`: ``judge(claim, stances, ranking, passages) -> Verdict``, the claim's
   :class:`~factscout.records.Verdict` from its sentence stances and its ranked evidence.
   ``VERDICT_METHODS``: ``rule`` (the Quin+ count rule, :class:`~factscout.verify.verdict.CountRule`)
   and ``classifier`` (QuanTemp++, :class:`~factscout.verify.classifier.ClassifierVerdict`). A
   factory is ``factory(rule=None, classifier=None) -> VerdictMethod``: ``rule`` the count rule
   whose counted sentences every verdict reports, ``classifier`` a trained classifier or a
-  function that loads one on first use.
+  function that loads one on first use. A verdict method trained on one stance model's output
+  says which (:class:`TrainedVerdict`, ``trained_with``).
 
 Implementations register beside their class (``STANCE_MODELS.register("head")(...)``); importing
 :mod:`factscout.verify` registers the shipped ones.
@@ -29,11 +34,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from factscout.errors import InputError
 from factscout.records import Claim, PassageLookup, Ranking, Sentence, Stance, Verdict
 from factscout.registry import Registry
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @runtime_checkable
@@ -50,12 +58,47 @@ class VerdictMethod(Protocol):
     def judge(self, claim: Claim, stances: Sequence[Stance], ranking: Ranking, passages: PassageLookup) -> Verdict: ...
 
 
+@runtime_checkable
+class PairStanceModel(Protocol):
+    """A stance model that scores (claim, sentence) text pairs at once: ``(n, 3)`` probabilities
+    in the order of :data:`~factscout.records.STANCE_LABELS`."""
+
+    def predict_pairs(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class EmbeddingStanceModel(Protocol):
+    """A stance model that classifies pairs of sentence vectors made by its ``encoder``
+    (``None``: it has none yet): ``predict_proba(claim_vectors, sentence_vectors) -> (n, 3)``."""
+
+    encoder: Any
+
+    def predict_proba(self, claim_vectors: np.ndarray, sentence_vectors: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class TunedStanceModel(Protocol):
+    """A stance model that carries the count rule's thresholds tuned with it,
+    ``(min_evidence, min_confidence)`` (``None``: the defaults apply)."""
+
+    @property
+    def rule_thresholds(self) -> tuple[int, float] | None: ...
+
+
+@runtime_checkable
+class TrainedVerdict(Protocol):
+    """A verdict method trained on the stances of one stance model: its name (``None``: not recorded)."""
+
+    @property
+    def trained_with(self) -> str | None: ...
+
+
 STANCE_MODELS: Registry[Callable[..., StanceModel]] = Registry("stance model")
 VERDICT_METHODS: Registry[Callable[..., VerdictMethod]] = Registry("verdict method")
 
 RULE_TUNED_WITH = "head"
 """The stance model the count rule's default thresholds were tuned with; another model may carry
-its own (a ``rule_thresholds`` attribute: ``(min_evidence, min_confidence)``)."""
+its own (:class:`TunedStanceModel`)."""
 
 
 def stance_inputs(claim: str | Claim, sentences: Sequence[Sentence | str]) -> tuple[str, list[Sentence]]:

@@ -28,7 +28,14 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.records import STANCE_LABELS
-from factscout.verify.base import STANCE_MODELS, StanceModel, make_stance_model, split_stance_name, stance_model_takes
+from factscout.verify.base import (
+    STANCE_MODELS,
+    StanceModel,
+    TunedStanceModel,
+    make_stance_model,
+    split_stance_name,
+    stance_model_takes,
+)
 from factscout.verify.pairs import pair_probabilities
 from factscout.verify.stance import PairwiseStance
 
@@ -116,7 +123,8 @@ class EnsembleStance(PairwiseStance):
     def rule_thresholds(self) -> tuple[int, float] | None:
         """The count-rule thresholds of the heaviest member (the first among equals), if it has its own."""
         heaviest = max(range(len(self.models)), key=lambda i: (self.weights[i], -i))
-        return getattr(self.models[heaviest], "rule_thresholds", None) or None
+        model = self.models[heaviest]
+        return (model.rule_thresholds if isinstance(model, TunedStanceModel) else None) or None
 
     def predict_pairs(self, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray:
         """Class probabilities ``(n, 3)`` (order of :data:`STANCE_LABELS`) for paired texts

@@ -25,7 +25,7 @@ from factscout.errors import InputError
 from factscout.formats.jsonl import read_jsonl
 from factscout.records import STANCE_LABELS, Claim, Sentence
 from factscout.text.encoder import embed_fn
-from factscout.verify.base import StanceModel
+from factscout.verify.base import EmbeddingStanceModel, PairStanceModel, StanceModel
 
 PAIR_FIELDS = ("claim", "sentence")
 """The fields every pair must have, each a non-empty string."""
@@ -66,27 +66,24 @@ def read_pairs(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def pair_probabilities(model: StanceModel, claims: Sequence[str], sentences: Sequence[str]) -> np.ndarray:
     """``(n, 3)`` stance probabilities of paired texts with any stance model.
 
-    A model that reads pairs (``predict_pairs``, as the cross-encoders do) gets them at once; one
-    that classifies embedding pairs (``predict_proba`` over the vectors of its ``encoder``, as the
-    SBERT-style head does) gets one encoder batch of the distinct texts; any other gets one
+    A model that reads pairs (:class:`~factscout.verify.base.PairStanceModel`, as the cross-encoders
+    do) gets them at once; one that classifies embedding pairs
+    (:class:`~factscout.verify.base.EmbeddingStanceModel`, as the SBERT-style head does) gets one encoder batch of the distinct texts; any other gets one
     :meth:`~factscout.verify.base.StanceModel.predict` call per distinct claim.
     """
     if len(claims) != len(sentences):
         raise InputError(f"{len(claims)} claims but {len(sentences)} sentences")
     if not claims:
         return np.zeros((0, len(STANCE_LABELS)), dtype=np.float32)
-    predict_pairs = getattr(model, "predict_pairs", None)
-    if callable(predict_pairs):
-        return np.asarray(predict_pairs(list(claims), list(sentences)), dtype=np.float32)
-    predict_proba = getattr(model, "predict_proba", None)
-    encoder = getattr(model, "encoder", None) if callable(predict_proba) else None
-    if predict_proba is not None and encoder is not None:
+    if isinstance(model, PairStanceModel):
+        return np.asarray(model.predict_pairs(list(claims), list(sentences)), dtype=np.float32)
+    if isinstance(model, EmbeddingStanceModel) and model.encoder is not None:
         texts = list(dict.fromkeys([*claims, *sentences]))
-        vectors = np.asarray(embed_fn(encoder)(texts), dtype=np.float32)
+        vectors = np.asarray(embed_fn(model.encoder)(texts), dtype=np.float32)
         row = {text: i for i, text in enumerate(texts)}
         u = vectors[[row[c] for c in claims]]
         v = vectors[[row[s] for s in sentences]]
-        return np.asarray(predict_proba(u, v), dtype=np.float32)
+        return np.asarray(model.predict_proba(u, v), dtype=np.float32)
     out = np.zeros((len(claims), len(STANCE_LABELS)), dtype=np.float32)
     by_claim: dict[str, list[int]] = {}
     for i, claim in enumerate(claims):
