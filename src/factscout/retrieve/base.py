@@ -28,21 +28,26 @@ _NO_DATE = np.iinfo(np.int32).min
 
 
 @runtime_checkable
-class Retriever(Protocol):
-    """One narrow protocol for every retrieval backend."""
-
-    name: str
-    store: PassageStore
+class Searcher(Protocol):
+    """The search half of :class:`Retriever`: what a step that only sends queries needs."""
 
     def search(self, queries: Sequence[Query], k: int, *, published_before: dt.date | None = None) -> list[Ranking]: ...
 
 
 @runtime_checkable
 class HasStore(Protocol):
-    """What reads a retriever's passages: the part of :class:`Retriever` that a pipeline step
-    needs when it takes any object with ``search`` (a remote endpoint may have no store)."""
+    """The passage half of :class:`Retriever`: what a step that reads the returned passages
+    needs (a search endpoint given in a retriever's place may have no store)."""
 
     store: PassageStore
+
+
+@runtime_checkable
+class Retriever(Searcher, HasStore, Protocol):
+    """One narrow protocol for every retrieval backend: its ``name``, ``search`` and the
+    passage ``store`` it searches (:class:`Searcher` and :class:`HasStore` are its halves)."""
+
+    name: str
 
 
 def check_k(k: int) -> int:

@@ -56,6 +56,7 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.records import Query
+from factscout.retrieve.base import HasStore, Searcher
 from factscout.retrieve.standard_analyzer import standard_tokens
 from factscout.rewrite.actions import MAX_POSITIONS, ParsedQuery, parse
 from factscout.rewrite.agreement import (
@@ -373,16 +374,15 @@ class RankerPolicy(KeepSetPolicy):
         """This policy searching ``retriever`` (any object with the retriever ``search``). With
         ``config.semantic`` it also reads the returned passages (from ``retriever.store``, encoded by
         that encoder), unless ``vectors`` is given."""
-        if not callable(getattr(retriever, "search", None)):
+        if not isinstance(retriever, Searcher):
             raise InputError(f"the ranker policy needs a retriever with search(), got {type(retriever).__name__}")
         search = endpoint_search(retriever, self.config.observe)
         if self.config.semantic and vectors is None:
-            store = getattr(retriever, "store", None)
-            if store is None:
+            if not isinstance(retriever, HasStore):
                 raise InputError(
                     f"this ranker reads the returned passages, but {type(retriever).__name__} has no passage store"
                 )
-            vectors = PassageVectors(store, agreement_encoder(self.config.semantic, self.idf))
+            vectors = PassageVectors(retriever.store, agreement_encoder(self.config.semantic, self.idf))
         return RankerPolicy(self.config, self.tokens, self.trees, self.idf, search, self.training, vectors)
 
     def candidate_queries(self, claim: str | ParsedQuery) -> list[Candidate]:

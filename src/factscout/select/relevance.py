@@ -222,11 +222,8 @@ class RelevanceSelector:
             scorer = RerankerRelevance(reranker)
         if scorer is None:
             scorer = make_scorer(setting.scorer)
-        if getattr(scorer, "name", None) != setting.scorer:
-            raise InputError(
-                f"the relevance setting was chosen for the {setting.scorer!r} scorer, "
-                f"not {getattr(scorer, 'name', type(scorer).__name__)!r}"
-            )
+        if scorer.name != setting.scorer:
+            raise InputError(f"the relevance setting was chosen for the {setting.scorer!r} scorer, not {scorer.name!r}")
         self.setting = setting
         self.scorer = scorer
         self._encoder = encoder
@@ -235,10 +232,9 @@ class RelevanceSelector:
     @property
     def reranker(self) -> Any:
         """The re-ranker of a ``"reranker"`` scorer."""
-        reranker = getattr(self.scorer, "reranker", None)
-        if reranker is None:
+        if not isinstance(self.scorer, RerankerRelevance):
             raise InputError(f"this relevance selector scores with {self.setting.scorer!r}, not a reranker")
-        return reranker
+        return self.scorer.reranker
 
     @property
     def uses_cosine(self) -> bool:
