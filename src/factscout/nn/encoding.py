@@ -2,7 +2,10 @@
 
 Every step that embeds text (sentence selection, the stance head, the verdict classifier, the
 temporal joint models) takes a :class:`SentenceEncoder`: ``encode(texts) -> (n, d)`` float
-array, one row per text. Work done for one step is reused by the next: :class:`CachedEncoder`
+array, one row per text. What some encoders offer besides, each a small protocol checked with
+``isinstance``: :class:`CachingEncoder` (``encode_cached``, through the on-disk embedding cache),
+:class:`CorpusEncoder` (``encode_corpus``, in fixed batches with a progress bar) and
+:class:`NamedEncoder` (``model_name``, recorded beside stored vectors). Work done for one step is reused by the next: :class:`CachedEncoder`
 wraps any encoder so each text is embedded once while it stays among the last ``size`` texts
 used, and :class:`VectorCache`, the least-recently-used store behind it, also keeps the stance
 cross-encoder's per-pair probabilities and the in-memory side of the temporal models' on-disk
@@ -25,6 +28,31 @@ class SentenceEncoder(Protocol):
     """Anything that embeds texts: one row per text, in input order."""
 
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class CachingEncoder(SentenceEncoder, Protocol):
+    """An encoder that reads and writes the on-disk corpus embedding cache; on a miss
+    ``encode(texts, show_progress=...)`` (default: its own) computes the vectors."""
+
+    def encode_cached(
+        self, texts: Sequence[str], *, show_progress: bool = False, encode: Callable[..., np.ndarray] | None = None
+    ) -> np.ndarray: ...
+
+
+@runtime_checkable
+class CorpusEncoder(SentenceEncoder, Protocol):
+    """An encoder that embeds a corpus in fixed batches of ``batch`` texts, stacked in order."""
+
+    def encode_corpus(self, texts: Sequence[str], *, batch: int = ..., show_progress: bool = False) -> np.ndarray: ...
+
+
+@runtime_checkable
+class NamedEncoder(Protocol):
+    """An encoder that names its model (what stored vectors record, so they are reused only
+    with the same model)."""
+
+    model_name: str
 
 
 class VectorCache(Generic[K]):
@@ -110,4 +138,11 @@ class CachedEncoder:
         return np.stack(rows) if rows else np.zeros((0, dim), dtype=np.float32)
 
 
-__all__ = ["CachedEncoder", "SentenceEncoder", "VectorCache"]
+__all__ = [
+    "CachedEncoder",
+    "CachingEncoder",
+    "CorpusEncoder",
+    "NamedEncoder",
+    "SentenceEncoder",
+    "VectorCache",
+]

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import BadIndex
+from factscout.nn.encoding import CorpusEncoder, NamedEncoder
 from factscout.records import Passage
 from factscout.text.sentences import sentence_spans
 
@@ -49,7 +50,7 @@ def encoder_name(encoder: Any) -> str:
     """The name a stored sentence matrix records for ``encoder`` (its ``model_name``, through a
     :class:`~factscout.nn.encoding.CachedEncoder`), compared before stored vectors are used."""
     inner = getattr(encoder, "encoder", encoder)
-    name = getattr(inner, "model_name", None)
+    name = inner.model_name if isinstance(inner, NamedEncoder) else None
     return str(name) if name else type(inner).__name__
 
 
@@ -110,9 +111,10 @@ def build_sentence_data(
     if encode is not None:
         unique = np.asarray(encode(texts), dtype=np.float32) if texts else None
     elif texts:
-        corpus = getattr(encoder, "encode_corpus", None)  # batched, with a progress bar; else plain encode
-        if corpus is not None:
-            unique = np.asarray(corpus(texts, batch=ENCODE_BATCH, show_progress=show_progress), dtype=np.float32)
+        if isinstance(encoder, CorpusEncoder):  # batched, with a progress bar; else plain encode
+            unique = np.asarray(
+                encoder.encode_corpus(texts, batch=ENCODE_BATCH, show_progress=show_progress), dtype=np.float32
+            )
         else:
             unique = np.asarray(encoder.encode(texts), dtype=np.float32)
     else:

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.nn.encoding import SentenceEncoder
 from factscout.records import Passage, PassageLookup
 
 DEPTH = 10  # returned passages read per candidate (a search page)
@@ -121,7 +122,7 @@ class PassageVectors:
     encoded once by ``encoder`` (any object with ``encode(texts)`` returning unit vectors)."""
 
     def __init__(self, lookup: PassageLookup, encoder: Any) -> None:
-        if not callable(getattr(encoder, "encode", None)):
+        if not isinstance(encoder, SentenceEncoder):
             raise InputError(f"PassageVectors needs an encoder with encode(texts), got {type(encoder).__name__}")
         self.lookup = lookup
         self.encoder = encoder

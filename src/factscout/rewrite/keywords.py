@@ -63,6 +63,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.nn.encoding import SentenceEncoder
 from factscout.records import Claim, Passage
 from factscout.retrieve.standard_analyzer import standard_tokens
 from factscout.rewrite.actions import EDIT_KINDS, MAX_POSITIONS, ParsedQuery, Token, apply_action, parse
@@ -394,7 +395,7 @@ class KeyBertPolicy(KeepSetPolicy):
 
     def __post_init__(self) -> None:
         check_positive("KeyBertPolicy", k=self.k)
-        if not callable(getattr(self.encoder, "encode", None)):
+        if not isinstance(self.encoder, SentenceEncoder):
             raise InputError(
                 f"KeyBertPolicy needs an encoder with encode(list[str]), got {type(self.encoder).__name__}"
             )

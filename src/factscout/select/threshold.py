@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.nn.encoding import CachingEncoder
 from factscout.records import Claim, Passage, Sentence
 from factscout.select.base import register_selector
 from factscout.text.encoder import embed_fn
@@ -171,7 +172,7 @@ def score_abstracts(
     claim_texts = list(dict.fromkeys(c.text for c, _, _ in pairs))
     doc_ids = list(dict.fromkeys(d for _, d, _ in pairs))
     sentences = [s for d in doc_ids for s in abstracts[d]]
-    encode = getattr(enc, "encode_cached", None) or embed_fn(enc)
+    encode = enc.encode_cached if isinstance(enc, CachingEncoder) else embed_fn(enc)
     claim_vecs = dict(zip(claim_texts, _normalise(encode(claim_texts)), strict=True))
     sent_vecs = _normalise(encode(sentences)) if sentences else np.zeros((0, 1), dtype=np.float32)
     offsets: dict[str, tuple[int, int]] = {}

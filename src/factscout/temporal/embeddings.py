@@ -26,7 +26,7 @@ import numpy as np
 
 from factscout.errors import MissingDependency
 from factscout.nn.backend import cache_dir
-from factscout.nn.encoding import VectorCache
+from factscout.nn.encoding import NamedEncoder, VectorCache
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ class EmbeddingStore:
 
     def __init__(self, encoder: Any = None, *, folder: str | Path | None = None, shard_size: int = 2000) -> None:
         self._encoder = encoder = encoder if encoder is not None else default_encoder()
-        name = getattr(encoder, "model_name", None) or type(encoder).__name__
+        name = (encoder.model_name if isinstance(encoder, NamedEncoder) else None) or type(encoder).__name__
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{name}-{MAX_SEQ_LENGTH}")
         self.folder = Path(folder) if folder else cache_dir() / "temporal-embeddings" / safe
         self.shard_size = shard_size

@@ -29,6 +29,7 @@ import numpy as np
 
 from factscout.errors import InputError, MissingDependency
 from factscout.nn.backend import cache_dir
+from factscout.nn.encoding import SentenceEncoder
 from factscout.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -189,9 +190,8 @@ Embed = Callable[[Sequence[str]], np.ndarray]
 def embed_fn(encoder: object) -> Embed:
     """``encoder.encode`` when it has one, else ``encoder`` itself when it is callable: the
     selectors, the stance head and the verdict classifier accept either."""
-    encode = getattr(encoder, "encode", None)
-    if callable(encode):
-        return encode  # type: ignore[no-any-return]
+    if isinstance(encoder, SentenceEncoder):
+        return encoder.encode
     if callable(encoder):
         return encoder  # type: ignore[no-any-return]
     raise InputError(f"encoder must have an encode(texts) method or be callable, got {encoder!r}")

@@ -41,6 +41,7 @@ import numpy as np
 from factscout.datasets import load_dataset
 from factscout.errors import InputError
 from factscout.nn import sha256_of
+from factscout.nn.encoding import CachingEncoder
 from factscout.records import Claim, Passage
 from factscout.training.cards import write_card, write_metrics
 from factscout.training.splits import CV_FOLDS, SEED, folds_of, train_test_indices
@@ -156,7 +157,7 @@ def prepare(
     seconds["retrieve"] = time.perf_counter() - t
     t = time.perf_counter()
     encoder = encoder or Encoder()
-    encode = getattr(encoder, "encode_cached", None) or encoder.encode
+    encode = encoder.encode_cached if isinstance(encoder, CachingEncoder) else encoder.encode
     text_of = {p.passage_id: p.text for p in corpus}
     needed = sorted({pid for ev in evidence for pid, _ in ev})
     pvecs = np.asarray(encode([text_of[p] for p in needed]), dtype=np.float32)

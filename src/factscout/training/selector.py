@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from factscout.nn.encoding import CachingEncoder
 from factscout.records import Claim
 from factscout.select.tagger import (
     MODEL_FILE,
@@ -146,7 +147,7 @@ def build_examples(
     """Tokenise, window, run the backbone (cached) and build head inputs for every pair."""
     model = encoder.model
     texts = list(dict.fromkeys([c.text for c, _, _ in pairs] + [s for _, d, _ in pairs for s in abstracts[d]]))
-    encode = getattr(encoder, "encode_cached", None) or encoder.encode
+    encode = encoder.encode_cached if isinstance(encoder, CachingEncoder) else encoder.encode
     vectors = np.asarray(encode(texts), dtype=np.float32)
     vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     row = {t: i for i, t in enumerate(texts)}

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.nn.encoding import VectorCache
+from factscout.nn.encoding import CachingEncoder, VectorCache
 from factscout.records import (
     NOT_ENOUGH_EVIDENCE,
     NOT_ENOUGH_INFO,
@@ -158,7 +158,7 @@ class Embeddings:
         todo = sorted(self._rows.missing(texts))
         if not todo:
             return
-        encode = getattr(self.encoder, "encode_cached", None) or self.encoder.encode
+        encode = self.encoder.encode_cached if isinstance(self.encoder, CachingEncoder) else self.encoder.encode
         vectors = np.asarray(encode(todo), dtype=np.float32)
         self._rows.update(zip(todo, vectors, strict=True))
 
