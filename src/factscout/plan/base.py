@@ -3,7 +3,8 @@
 A plan is never empty and never repeats a query (compared case- and space-insensitively);
 every query carries the claim's id and date and says which planner made it (``origin``).
 Query ids are ``<claim_id>`` for the claim itself and ``<claim_id>#<n>`` for the others, so a
-run of fused sub-query results is keyed by ``claim_id`` like the qrels.
+run of fused sub-query results is keyed by ``claim_id`` like the qrels. A planner that plans a
+batch of claims at once says so by ``plan_many`` (:class:`BatchPlanner`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,14 @@ class Planner(Protocol):
     name: str
 
     def plan(self, claim: Claim) -> list[Query]: ...
+
+
+@runtime_checkable
+class BatchPlanner(Planner, Protocol):
+    """A planner that also plans several claims in one call (one model batch, one LLM request):
+    ``plan_many(claims) -> [queries of each claim]``, in claim order; :func:`plan_all` uses it."""
+
+    def plan_many(self, claims: Sequence[Claim]) -> list[list[Query]]: ...
 
 
 log = logging.getLogger(__name__)
@@ -99,11 +108,11 @@ def plan_all(planner: Planner, claims: Sequence[Claim]) -> tuple[list[Query], li
 
     A planner error on one claim (an LLM endpoint down, an unparsable answer) is recorded and
     that claim falls back to the claim-only query: one bad claim never sinks a batch. Planners
-    with a ``plan_many`` method plan :data:`PLAN_BATCH` claims per call.
+    with a ``plan_many`` method (:class:`BatchPlanner`) plan :data:`PLAN_BATCH` claims per call.
     """
     queries: list[Query] = []
     failures: list[PlanFailure] = []
-    many = getattr(planner, "plan_many", None)
+    many = planner.plan_many if isinstance(planner, BatchPlanner) else None
     for start in range(0, len(claims), PLAN_BATCH):
         batch = claims[start : start + PLAN_BATCH]
         if many is not None:

@@ -5,12 +5,13 @@ A policy picks the next edit (an action id of :mod:`.actions`) for the query rew
 None to stop; :func:`factscout.rewrite.rewriter.rewrite` runs it on a claim. The policies that
 ship (:mod:`.policies`) register here under the names their saved ``policy.json`` uses: ``dt``
 (decision transformer), ``classifier`` (one-action classifier), ``random`` and ``original``.
+A policy with its own default number of edits declares it (:class:`LimitedPolicy`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from factscout.errors import InputError
 from factscout.registry import Registry
@@ -48,6 +49,15 @@ class RewritePolicy(Protocol):
     def target_return(self) -> float: ...
 
     def choose(self, episode: Episode) -> int | None: ...
+
+
+@runtime_checkable
+class LimitedPolicy(Protocol):
+    """A policy that knows how many edits it should make by default (a positive integer), as
+    the token-pointing, keyword and ranker policies do; others get ``DEFAULT_MAX_STEPS``."""
+
+    @property
+    def step_limit(self) -> int: ...
 
 
 REWRITE_POLICIES: Registry[Any] = Registry("rewrite policy")

@@ -25,7 +25,7 @@ from typing import Any
 from factscout.errors import FactscoutError, InputError
 from factscout.records import Claim, Query
 from factscout.rewrite.actions import action_mask, apply_action, valid_edits
-from factscout.rewrite.base import DEFAULT_MAX_STEPS, Episode, RewritePolicy, check_positive
+from factscout.rewrite.base import DEFAULT_MAX_STEPS, Episode, LimitedPolicy, RewritePolicy, check_positive
 from factscout.rewrite.environment import SearchEnvironment
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ class RewriteTrace:
 def step_limit(policy: RewritePolicy) -> int:
     """The edits ``policy`` may make by default: its ``step_limit`` when it has one (a positive
     integer), else :data:`~.base.DEFAULT_MAX_STEPS`."""
-    limit = getattr(policy, "step_limit", None)
+    limit = policy.step_limit if isinstance(policy, LimitedPolicy) else None
     return limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else DEFAULT_MAX_STEPS
 
 
