@@ -113,6 +113,7 @@ class DenseRetriever:
 
     def __init__(self, store: PassageStore, vectors: np.ndarray, index, config: DenseConfig, encoder: Encoder):  # type: ignore[no-untyped-def]
         self.store, self.vectors, self.index, self.config, self.encoder = store, vectors, index, config, encoder
+        self._int8: Encoder | None = None  # the int8 query encoder, built on first use
 
     @staticmethod
     def _make_index(vectors: np.ndarray, config: DenseConfig):  # type: ignore[no-untyped-def]
@@ -145,7 +146,7 @@ class DenseRetriever:
         """What embeds queries: the index's encoder, or its int8 build (``query_encoder="int8"``)."""
         if self.config.query_encoder == "model" or self.config.encoder == INT8_ENCODER:
             return self.encoder
-        if getattr(self, "_int8", None) is None:
+        if self._int8 is None:
             from factscout.text.onnx_encoder import Int8Encoder
 
             self._int8 = Int8Encoder(max_seq_length=self.config.max_seq_length)
@@ -217,9 +218,10 @@ class DenseRetriever:
 def load_encoder(config: DenseConfig, directory: Path) -> Encoder:
     """The encoder an index was built with, checked against the adapter hash it recorded."""
     encoder = make_encoder(config.encoder, adapter=config.adapter, max_seq_length=config.max_seq_length)
-    found = getattr(encoder, "adapter_sha256", None)
+    adapted = encoder if isinstance(encoder, FineTunedEncoder) else None
+    found = adapted.adapter_sha256 if adapted is not None else None
     if found != config.adapter_sha256:
-        where = getattr(encoder, "adapter_path", "no adapter")
+        where = adapted.adapter_path if adapted is not None else "no adapter"
         raise BadIndex(
             f"dense index in {directory} was built with encoder adapter sha256 {config.adapter_sha256}, but"
             f" {where} has {found}; rebuild it with 'factscout index'"

@@ -71,9 +71,7 @@ class Service:
             from factscout.rewrite.io import policy_for_index
 
             info = checker.provenance
-            policy = policy_for_index(
-                info.get("retriever") or getattr(self.retriever, "name", None), info.get("source")
-            )
+            policy = policy_for_index(info.get("retriever") or self.retriever.name, info.get("source"))
         # None: no shipped policy fits the index, and the editor suggests nothing
         self.policy = make_policy(policy, retriever=self.retriever) if isinstance(policy, str | os.PathLike) else policy
         self.max_rewrite_steps = max_rewrite_steps
