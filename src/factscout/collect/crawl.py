@@ -266,6 +266,7 @@ def read_page(html: bytes, url: str, *, fetched: dt.date | None = None, min_char
     try:
         import htmldate
         import trafilatura
+        from trafilatura.settings import Document
     except ImportError:
         raise MissingDependency(
             "reading web pages needs trafilatura and htmldate: pip install 'factscout[collect]'"
@@ -273,10 +274,12 @@ def read_page(html: bytes, url: str, *, fetched: dt.date | None = None, min_char
     if _PAYWALL.search(html[:500_000]):
         return "paywalled (isAccessibleForFree: false)"
     doc = trafilatura.bare_extraction(html, url=url, with_metadata=True, include_comments=False, include_tables=True)
-    text = (getattr(doc, "text", None) or "").strip() if doc is not None else ""
+    if not isinstance(doc, Document):  # None: nothing extracted (a dict only with as_dict=True)
+        doc = Document()
+    text = (doc.text or "").strip()
     if len(text) < min_chars:
         return f"no main text (under {min_chars} characters)"
-    title = " ".join((getattr(doc, "title", None) or "").split())
+    title = " ".join((doc.title or "").split())
     published: dt.date | None = None
     try:
         found = htmldate.find_date(
