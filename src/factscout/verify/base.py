@@ -11,8 +11,8 @@
   (a model that reads text pairs itself ignores it). A name may carry an argument, ``kind:arg``
   (``nli:cross-encoder/nli-deberta-v3-small``): the text after the first colon goes to the
   factory of ``kind`` as its ``arg`` keyword; only factories with an ``arg`` parameter take one,
-  and for them it is required. A factory may also carry ``check_arg(arg)``, which
-  :func:`split_stance_name` calls so that a bad argument fails before any model loads.
+  and for them it is required. A factory may also carry ``check_arg(arg)`` (:class:`ChecksArg`),
+  which :func:`split_stance_name` calls so that a bad argument fails before any model loads.
   Optional capabilities of a stance model, each a small protocol checked with ``isinstance``:
   :class:`PairStanceModel` (``predict_pairs`` over text pairs at once, the cross-encoders),
   :class:`EmbeddingStanceModel` (``predict_proba`` over the vectors of its ``encoder``, the head)
@@ -56,6 +56,14 @@ class VerdictMethod(Protocol):
     """Gives a claim's verdict from its sentence stances and its ranked evidence passages."""
 
     def judge(self, claim: Claim, stances: Sequence[Stance], ranking: Ranking, passages: PassageLookup) -> Verdict: ...
+
+
+@runtime_checkable
+class ChecksArg(Protocol):
+    """A stance model factory that checks its ``kind:arg`` argument before any model loads
+    (``check_arg(arg)`` raises :class:`~factscout.errors.InputError` for a bad one)."""
+
+    def check_arg(self, arg: str) -> None: ...
 
 
 @runtime_checkable
@@ -130,9 +138,9 @@ def split_stance_name(name: str) -> tuple[str, str | None]:
     optional = param is not None and param.default is None  # ``cross`` or ``cross:<model file>``
     if param is not None and not arg.strip() and not (optional and not colon):
         raise InputError(f"stance model {kind!r} needs an argument: {kind}:<...>, got {name!r}")
-    check_arg = getattr(STANCE_MODELS[kind], "check_arg", None)  # e.g. an ensemble's member names
-    if colon and callable(check_arg):
-        check_arg(arg.strip())
+    factory = STANCE_MODELS[kind]
+    if colon and isinstance(factory, ChecksArg):  # e.g. an ensemble's member names
+        factory.check_arg(arg.strip())
     return kind, (arg.strip() if colon else None)
 
 
