@@ -64,7 +64,8 @@ SOURCE = DatasetSource(
 # data/train.json, so the raw URL serves exactly these bytes (dev.json has none known)
 SHA256 = {SOURCE.url: "ae5eda7c42ddf1695ef185a7ba1bc716928f5adf57103e4f78aae5f9afe00f9c"}
 FOLDER = "averitec"
-MINI_FILE = "fixtures/averitec_mini/train_subset.json"
+MINI_FOLDER = "fixtures/averitec_mini"
+MINI_FILE = f"{MINI_FOLDER}/train_subset.json"
 # split -> (queries file, qrels file) inside averitec/beir/, as the BEIR view writer names them
 BEIR_FILES = {"train": ("queries_train.jsonl", "qrels/train.tsv"), "dev": ("queries.jsonl", "qrels/test.tsv")}
 _ARCHIVE_DATE = re.compile(r"web\.archive\.org/web/(\d{4})(\d{2})(\d{2})")

@@ -42,7 +42,7 @@ def entries() -> list[Entry]:
         folder: str = module.FOLDER  # type: ignore[attr-defined]
         downloads_as: str | None = name
         if name.endswith("_mini"):
-            folder = getattr(module, "MINI_FOLDER", None) or str(Path(module.MINI_FILE).parent)  # type: ignore[attr-defined]
+            folder = module.MINI_FOLDER  # type: ignore[attr-defined]
             downloads_as = None
         elif name.endswith("_beir"):
             folder, downloads_as = f"{folder}/beir", None
