@@ -184,6 +184,7 @@ def _eager_attention(network: Any) -> list[tuple[Any, str]]:
     returns what to switch back to."""
     switched = []
     for module in network.modules():
+        # any torch module; only transformers models carry a config, with a private attention setting
         config = getattr(module, "config", None)
         implementation = getattr(config, "_attn_implementation", None)
         if hasattr(module, "set_attn_implementation") and implementation not in (None, "eager"):

@@ -137,6 +137,7 @@ class NliStanceModel(PairwiseStance):
             raise ModelNotFound(
                 f"no NLI model {name!r}: not a local folder, and the hub did not give it{hint}: {exc}"
             ) from None
+        # the wrapped transformers config; a model without id2label is refused by stance_order
         id2label = getattr(getattr(cross_encoder, "config", None), "id2label", None) or {}
         order = stance_order(id2label, model=name)
         labels = [str(id2label[i]) for i in sorted(id2label)]
