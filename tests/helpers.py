@@ -1,5 +1,5 @@
-"""Pieces several test modules share: a loopback HTTP server to build fakes on, and the tiny
-corpus of the query-rewriting tests. (``tests/conftest.py`` puts this folder on ``sys.path``.)"""
+"""Pieces several test modules share: a loopback HTTP server to build fakes on, the tiny
+corpus of the query-rewriting tests, and texts that exercise the sentence splitter. (``tests/conftest.py`` puts this folder on ``sys.path``.)"""
 
 from __future__ import annotations
 
@@ -183,3 +183,14 @@ def ranker_cli_round_trip(tmp_path: Any, *options: str) -> tuple[Any, str, list[
         if args[0] == "train":
             assert "cross-validated AP@50" in result.output and (folder / "ranker.npz").is_file()
     return folder, result.output.split("final query:")[1].strip(), claims
+
+
+# texts that exercise the sentence splitter (abbreviations, line breaks, numbers, empty and blank)
+TEXTS = [
+    "Dr. Smith went to Washington. He arrived at 5 p.m. on Monday!  Then he left?",
+    "Line one without a stop\nLine two. Line three.\n\n  Indented   line four.",
+    "Vitamin D (e.g. 1,000 IU) reduced falls by 12.5%. The U.S. trial ran in 2019.",
+    "",
+    "   ",
+    "One sentence only",
+]

@@ -6,6 +6,7 @@ import logging
 
 import numpy as np
 import pytest
+from helpers import TEXTS
 
 from factscout.check import Checker, CheckSettings
 from factscout.datasets import load_dataset
@@ -20,15 +21,6 @@ from factscout.retrieve.sentences import (
     save_sentence_data,
 )
 from factscout.text.sentences import sentences_of
-
-TEXTS = [
-    "Dr. Smith went to Washington. He arrived at 5 p.m. on Monday!  Then he left?",
-    "Line one without a stop\nLine two. Line three.\n\n  Indented   line four.",
-    "Vitamin D (e.g. 1,000 IU) reduced falls by 12.5%. The U.S. trial ran in 2019.",
-    "",
-    "   ",
-    "One sentence only",
-]
 
 
 class FakeEncoder:

@@ -7,19 +7,11 @@ import itertools
 import re
 
 import pytest
+from helpers import TEXTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factscout.text.sentences import _last_word, sentence_spans, sentences_of
-
-TEXTS = [
-    "Dr. Smith went to Washington. He arrived at 5 p.m. on Monday!  Then he left?",
-    "Line one without a stop\nLine two. Line three.\n\n  Indented   line four.",
-    "Vitamin D (e.g. 1,000 IU) reduced falls by 12.5%. The U.S. trial ran in 2019.",
-    "",
-    "   ",
-    "One sentence only",
-]
 
 
 def test_sentences_of_splits_on_punctuation_and_line_breaks():

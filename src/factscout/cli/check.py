@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -34,11 +35,9 @@ from factscout.records import Claim
 from factscout.select import SELECTORS
 from factscout.verify import VERDICT_METHODS
 
-# the options a --server check cannot change (the server's own settings apply), with their defaults
-_SERVER_SETS: dict[str, Any] = {
-    "fusion": "combsum-norm", "passages": 5, "depth": 100, "rerank": False, "selector": "threshold",
-    "stance": "cross", "verdict": "rule", "fast": None, "min_confidence": None, "index": Path(".factscout/scifact-index"),
-}  # fmt: skip
+# the options a --server check cannot change (the server's own index and settings apply)
+_LOCAL_ONLY = ("index", "fusion", "passages", "depth", "rerank", "selector", "stance", "verdict", "fast",
+               "min_confidence", "ray", "workers")  # fmt: skip
 
 
 @friendly
@@ -138,10 +137,11 @@ def check(
     if server is not None:
         from factscout.cli.remote import check_remote
 
-        local = {name for name, value in locals().items() if name in _SERVER_SETS and value != _SERVER_SETS[name]}
-        if local or ray is not None:
-            given = ", ".join(f"--{name.replace('_', '-')}" for name in sorted(local | ({"ray"} if ray else set())))
-            raise typer.BadParameter(f"with --server the server's settings apply: drop {given} (or check locally)")
+        values, defaults = locals(), inspect.signature(check).parameters  # the defaults typer shows
+        if local := [f"--{n.replace('_', '-')}" for n in _LOCAL_ONLY if values[n] != defaults[n].default]:
+            raise typer.BadParameter(
+                f"with --server the server's settings apply: drop {', '.join(local)} (or check locally)"
+            )
         todo = [Claim("claim", text, day)] if text is not None else items
         _show(check_remote(server, todo, planner, date_filter), text is not None, as_json, out_path, html, None)
         return

@@ -137,17 +137,18 @@ def one_of(names: Iterable[str]) -> str:
     return " | ".join(names)
 
 
-def read_claims(path: Path) -> list[Any]:
+def read_claims(path: Path, done: str = "checked") -> list[Any]:
     """The claims of a user's BEIR query file, read whole before anything loads, by the API's rules
     (texts of 1 to 2,000 characters, strict ISO 8601 dates). Rows that are not claims are named on
-    stderr (file, line, problem) and skipped; a file with no claim left is an error giving the reasons."""
+    stderr (file, line, problem) and skipped; a file with no claim left is an error giving the reasons
+    (``done``: what the command would have done with them, for that message)."""
     from factscout.formats.beir import read_claims as read_beir_claims
 
     skipped: list[str] = []
     items = list(read_beir_claims(path, skipped=skipped, strict=True))
     if not items:
         reasons = "; ".join(skipped[:3]) + (f"; ... ({len(skipped)} rows in all)" if len(skipped) > 3 else "")
-        raise InputError(f"no claim in {path} can be checked" + (f": {reasons}" if reasons else " (it is empty)"))
+        raise InputError(f"no claim in {path} can be {done}" + (f": {reasons}" if reasons else " (it is empty)"))
     for line in skipped:
         err.print(f"skipped: {line}", highlight=False, soft_wrap=True)
     return items

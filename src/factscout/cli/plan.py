@@ -18,6 +18,7 @@ from factscout.cli.common import (
     out,
     output_path,
     quiet_libraries,
+    read_claims,
     status,
 )
 from factscout.plan import PLANNERS
@@ -42,8 +43,7 @@ def plan(
 ) -> None:
     """Plan the search queries for each claim."""
     quiet_libraries()
-    from factscout.errors import InputError
-    from factscout.formats.beir import read_claims, write_queries
+    from factscout.formats.beir import write_queries
     from factscout.plan import make_planner, plan_all
     from factscout.plan.base import PLAN_BATCH, PlanFailure
     from factscout.plan.mmr import MmrFilter
@@ -51,10 +51,7 @@ def plan(
 
     output_path(out_path, "--output")
     input_path(claims, "--input")
-    skipped: list[str] = []
-    items = list(read_claims(claims, skipped=skipped, strict=True))  # read whole before the planner loads
-    if not items:
-        raise InputError(f"no claim in {claims} can be planned: " + ("; ".join(skipped[:3]) or "it is empty"))
+    items = read_claims(claims, "planned")  # read whole before the planner loads
     engine = make_planner(planner)
     queries: list[Query] = []
     failures: list[PlanFailure] = []
@@ -75,11 +72,9 @@ def plan(
     out.print(
         f"wrote {len(queries)} queries for {len(items)} claims ({len(queries) / max(len(items), 1):.1f} per claim) to {out_path}"
     )
-    for note in skipped[:5]:
-        err.print(f"skipped: {note}", highlight=False, soft_wrap=True)
     for failure in failures[:5]:
         err.print(
             f"planner failed on {failure.claim_id} (searched as the claim alone): {failure.error}", soft_wrap=True
         )
-    if len(skipped) + len(failures) > 10:
-        err.print(f"... {len(skipped)} claims skipped, {len(failures)} planner failures in all")
+    if len(failures) > 5:
+        err.print(f"... {len(failures)} planner failures in all")

@@ -65,6 +65,23 @@ def read_lora_file(file: Path, fmt: str, what: str, *, hint: str = "") -> tuple[
                     arrays[name] = _unpack_int4(data[key], np.asarray(data[f"scale/{name}"], dtype=np.float32))
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise BadModel(f"{file} is not a factscout {what}: {exc}") from None
+    return _checked_config(config, file, fmt, what), arrays
+
+
+def read_lora_config(file: Path, fmt: str, what: str, *, hint: str = "") -> dict[str, Any]:
+    """The config of a ``.npz`` written by :func:`write_lora_file`, checked as :func:`read_lora_file`
+    checks it, without reading (and dequantising) its arrays."""
+    if not file.is_file():
+        raise ModelNotFound(f"no {what} at {file}{hint}")
+    try:
+        with np.load(file, allow_pickle=False) as data:
+            config = json.loads(str(data["config"]))
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise BadModel(f"{file} is not a factscout {what}: {exc}") from None
+    return _checked_config(config, file, fmt, what)
+
+
+def _checked_config(config: Any, file: Path, fmt: str, what: str) -> dict[str, Any]:
     if not isinstance(config, dict) or config.get("format") != fmt:
         found = config.get("format") if isinstance(config, dict) else "?"
         raise BadModel(f"{file} is not a factscout {what} (format {found!r}, expected {fmt!r})")
@@ -72,7 +89,7 @@ def read_lora_file(file: Path, fmt: str, what: str, *, hint: str = "") -> tuple[
         raise BadModel(
             f"{file} has format version {config.get('format_version')}, this factscout reads {FORMAT_VERSION}"
         )
-    return config, arrays
+    return config
 
 
 def write_lora_arrays(

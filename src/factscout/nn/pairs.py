@@ -104,7 +104,7 @@ class PairTokenizer:
 
     def __init__(self, tokenizer: Any) -> None:
         self._tokenizer = tokenizer
-        self._settings: tuple[int, bool] | None = None
+        self._max_length: int | None = None
 
     @classmethod
     def for_backbone(cls, folder: str) -> PairTokenizer | None:
@@ -141,10 +141,10 @@ class PairTokenizer:
     ) -> dict[str, np.ndarray]:
         if truncation != "longest_first" or not padding or return_tensors != "np":
             raise InputError("PairTokenizer pads, truncates longest first and returns numpy arrays only")
-        if self._settings != (max_length, padding):
+        if self._max_length != max_length:
             self._tokenizer.enable_truncation(max_length, strategy="longest_first")
             self._tokenizer.enable_padding(pad_id=0, pad_type_id=0, pad_token="[PAD]")
-            self._settings = (max_length, padding)
+            self._max_length = max_length
         batch = self._tokenizer.encode_batch(list(zip(firsts, seconds, strict=True)))
         return {
             "input_ids": np.array([e.ids for e in batch], dtype=np.int64),

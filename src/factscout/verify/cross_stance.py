@@ -28,7 +28,7 @@ import numpy as np
 
 from factscout.errors import BadModel, InputError
 from factscout.nn.activations import softmax
-from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_file
+from factscout.nn.adapters import FORMAT_VERSION, read_lora_config, read_lora_file, write_lora_file
 from factscout.nn.backbone import backbone_weights, network_from_state
 from factscout.nn.encoding import VectorCache
 from factscout.nn.pairs import check_batching, run_pairs
@@ -128,7 +128,7 @@ class CrossStanceModel(PairwiseStance):
         if device != "cpu":
             raise InputError(f"the int8 stance model runs on the CPU, not {device!r}")
         file = Path(path) if path is not None else MODEL_FILE
-        config, _ = read_lora_file(file, FORMAT, "stance cross-encoder")
+        config = read_lora_config(file, FORMAT, "stance cross-encoder")  # the arrays only if it must export
         folder = backbone_path(moved_backbone(str(backbone or config.get("backbone", "minilm")), str(file)))
         weights = Path(folder) / "model.safetensors"
         tokenizer = PairTokenizer.for_backbone(folder)
