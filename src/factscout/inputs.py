@@ -60,6 +60,15 @@ def _invisible(ch: str) -> bool:
     return ch.isspace() or ch in _BLANK_LETTERS or unicodedata.category(ch) in _INVISIBLE_CATEGORIES
 
 
+def char_kind(ch: str) -> str:
+    """How :func:`clean_text` treats the one character ``ch``: ``"forbidden"`` (refused),
+    ``"invisible"`` (stripped from the ends; its NFC form is all invisible) or ``"visible"``;
+    what the API schema's text pattern (``serve/patterns.py``) is built from."""
+    if _FORBIDDEN.match(ch):
+        return "forbidden"
+    return "invisible" if all(_invisible(c) for c in unicodedata.normalize("NFC", ch)) else "visible"
+
+
 def clean_text(value: Any, max_chars: int = MAX_CLAIM_CHARS) -> str:
     """A text field: refuse lone surrogates and control characters (other than tab, line feed,
     carriage return), normalise to NFC, strip whitespace and invisible characters from both ends;

@@ -2,8 +2,8 @@
 server accepts and a client (or a fuzzer such as schemathesis) can tell valid input from invalid.
 
 * :func:`text_pattern`: :func:`factscout.inputs.clean_text` as one regular expression. The
-  character classes are read off ``clean_text`` itself, one code point at a time (so they follow
-  the running Python's Unicode tables): *forbidden* (refused: C0/C1 control characters other than
+  character classes are read off ``clean_text``'s own rules (:func:`factscout.inputs.char_kind`),
+  one code point at a time (so they follow the running Python's Unicode tables): *forbidden* (refused: C0/C1 control characters other than
   tab, line feed and carriage return), *invisible* (stripped from both ends: whitespace, format
   characters, lone combining marks, blank letters) and *visible* (every other one). A text is
   accepted when it has no forbidden character and, between its first and its last visible
@@ -22,22 +22,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from factscout.inputs import clean_text
+from factscout.inputs import char_kind
 
 _MAX_CODE_POINT = 0x10FFFF
 _SURROGATES = range(0xD800, 0xE000)  # no Unicode scalar value: left out of every class
 
 DAY_PATTERN = r"^(?:[0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})-[0-9]{2}-[0-9]{2}$"
 """``YYYY-MM-DD`` with a year from 0001 (the calendar check is ``format: date``'s)."""
-
-
-def _kind(ch: str) -> str:
-    """``forbidden``, ``invisible`` or ``visible``, as :func:`clean_text` treats ``ch`` alone."""
-    try:
-        clean_text(ch)
-    except ValueError as exc:
-        return "forbidden" if str(exc).startswith("contains") else "invisible"
-    return "visible"
 
 
 def _escape(code_point: int) -> str:
@@ -65,7 +56,7 @@ def _classes() -> tuple[str, str]:
     for code_point in range(_MAX_CODE_POINT + 1):
         if code_point in _SURROGATES:
             continue
-        kind = _kind(chr(code_point))
+        kind = char_kind(chr(code_point))
         if kind != "visible":
             kinds[kind].append(code_point)
     return _class_body(kinds["forbidden"]), _class_body(kinds["invisible"])
