@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import ranker_world
 
 from factscout.formats.beir import read_claims, write_corpus, write_queries
@@ -15,6 +16,7 @@ from factscout.records import Passage, Query
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # a benchmark script run end to end (over 20 s): kept out of make test-fast
 def test_bfs_scale_on_a_tiny_split_resumes_and_counts_every_part(tmp_path):
     passages, claims, qrels = ranker_world()
     topics = ["vitamin D", "aspirin", "statins", "metformin", "zinc", "coffee"]

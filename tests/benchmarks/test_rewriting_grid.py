@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from helpers import ranker_world
 
 from factscout.formats.beir import write_corpus, write_queries
@@ -14,6 +15,7 @@ from factscout.records import Query
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # a benchmark script run end to end (over 20 s): kept out of make test-fast
 def test_grid_on_a_tiny_split(tmp_path):
     passages, claims, qrels = ranker_world()
     write_corpus(tmp_path / "corpus.jsonl", passages)
