@@ -189,7 +189,7 @@ def score_domain(
             t = time.perf_counter()
         confidence = confidence or checker.provenance.get("verdict_confidence")
         for k in ks:
-            reports: list[Report] = checker.judge_many(claims, found, passages=k)
+            reports: list[Report] = checker.judge(claims, found, passages=k)
             pred = [r.verdict.label for r in reports]
             abstained = sum(bool(getattr(r.verdict, "abstained", False)) for r in reports)
             rows.append(table_row(f"factscout check, stance `{spec}`", k, gold, pred, abstained))

@@ -43,10 +43,10 @@ def reports(checker, mini):
 
 
 def test_every_report_has_a_verdict_and_traceable_evidence(reports, mini):
-    assert [r.claim.claim_id for r in reports] == [c.claim_id for c in mini.claims[:4]]
+    assert [r.claim_id for r in reports] == [c.claim_id for c in mini.claims[:4]]
     for r in reports:
         assert r.verdict.label in VERDICTS
-        assert [q.query_id for q in r.queries] == [r.claim.claim_id]
+        assert [q.query_id for q in r.queries] == [r.claim_id]
         assert 0 < len(r.evidence) <= 3
         assert [e.rank for e in r.evidence] == list(range(1, len(r.evidence) + 1))
         planned = {q.query_id for q in r.queries}
@@ -73,7 +73,7 @@ def test_report_json_is_stable_and_round_trips(reports):
         "leakage",
         "provenance",
     ]
-    assert d["leakage"]["share"] == reports[0].leakage()
+    assert d["leakage"]["share"] == reports[0].leakage.share
     assert d["leakage"]["after_claim"] <= d["leakage"]["dated"] <= len(d["evidence"])
     assert set(d["verdict"]["counts"]) == {"supporting", "refuting", "neutral"}
     text = json.dumps(d)
@@ -110,13 +110,13 @@ def test_date_filter_keeps_evidence_before_the_claim_and_marks_the_timeline():
     claim = Claim("c", "Vitamin D supplements reduce fractures.", dt.date(2015, 6, 1))
     filtered = Checker(retriever, CheckSettings(planner="claim", passages=3)).check(claim)
     assert {e.passage_id for e in filtered.evidence} == {"old", "undated"}
-    assert filtered.leakage() == 0.0
+    assert filtered.leakage.share == 0.0
     unfiltered = Checker(retriever, CheckSettings(planner="claim", passages=3, date_filter=False)).check(claim)
     late = next(e for e in unfiltered.evidence if e.passage_id == "new")
     assert late.after_claim and late.days_from_claim == (dt.date(2021, 3, 1) - dt.date(2015, 6, 1)).days
     timeline = unfiltered.to_dict()["timeline"]
     assert [t["passage_id"] for t in timeline] == ["old", "new"]  # dated evidence only, oldest first
-    assert unfiltered.leakage() == 0.5
+    assert unfiltered.leakage.share == 0.5
 
 
 @pytest.mark.slow

@@ -56,7 +56,7 @@ def test_one_stance_call_per_batch_and_the_same_reports(setup):
     one_by_one = CountingPairs()
     single = Checker(retriever, settings, stance=one_by_one, encoder=Vectors())
     found = single.retrieve(claims)
-    alone = [single.judge(c, f.ranking, f.queries, f.extra) for c, f in zip(claims, found, strict=True)]
+    alone = [single.judge([c], [f])[0] for c, f in zip(claims, found, strict=True)]
     assert len(one_by_one.calls) == sum(1 for r in alone if any(e.sentences for e in r.evidence))
     assert [r.to_dict() for r in reports] == [r.to_dict() for r in alone]
     assert any(e.sentences for r in reports for e in r.evidence)

@@ -37,109 +37,33 @@ from typing import TYPE_CHECKING, Any
 
 from factscout.errors import InputError
 from factscout.nn.encoding import CachedEncoder, SentenceEncoder
-from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Query, Ranking, Sentence, Stance
-from factscout.report import Evidence, EvidenceSentence, Report, VerdictSummary, days_between
-from factscout.rerank.base import RERANKERS, Reranker, make_reranker
+from factscout.records import Claim, Query, Ranking, Sentence
+from factscout.report import Report, assemble
+from factscout.rerank.base import Reranker, make_reranker
 from factscout.retrieve.base import HasStore
-from factscout.select.base import SELECTORS, EncodingSelector, Selector, default_encoder, make_selector, stance_model_of
+from factscout.select.base import EncodingSelector, Selector, default_encoder, make_selector, stance_model_of
+from factscout.settings import CheckSettings
 from factscout.verify.base import (
     RULE_TUNED_WITH,
-    VERDICT_METHODS,
     StanceModel,
     TrainedVerdict,
     TunedStanceModel,
     VerdictMethod,
     make_stance_model,
     make_verdict_method,
-    split_stance_name,
 )
-from factscout.verify.confidence import abstention_policy, check_min_confidence, selective_verdict, shipped
-from factscout.verify.ensemble import KIND as ENSEMBLE
-from factscout.verify.ensemble import rename_members
-from factscout.verify.stance import PairwiseStance, to_stance
+from factscout.verify.confidence import abstention_policy, selective_verdict, shipped
+from factscout.verify.stance import predict_many
 from factscout.verify.verdict import DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_EVIDENCE, CountRule
 
 if TYPE_CHECKING:
     from factscout.plan import Planner
-    from factscout.records import StanceLabel
     from factscout.retrieve.base import Retriever
     from factscout.retrieve.sentences import SentenceData
     from factscout.verify.classifier import VerdictClassifier
     from factscout.verify.confidence import VerdictConfidence
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class CheckSettings:
-    """The knobs of :class:`Checker`; every one is recorded in each report's provenance.
-
-    ``selector``, ``stance`` and ``verdict`` name entries of ``SELECTORS``, ``STANCE_MODELS`` and
-    ``VERDICT_METHODS`` (``stance`` may be ``kind:arg``, as ``nli:<hub id or folder>``); ``rerank``
-    turns on the ``cross-encoder`` re-ranker and ``temporal`` the ``time-aware`` one with that
-    temporal ranking (both from ``RERANKERS``).
-    """
-
-    planner: str = "decompose"
-    fusion: str = "combsum-norm"
-    depth: int = 100
-    passages: int = 5  # passages read for evidence sentences (latency grows with it: docs/results.md)
-    rerank: bool = False  # the shipped cross-encoder, interpolated with the fusion score
-    rerank_depth: int = 50
-    date_filter: bool = True
-    selector: str = "threshold"  # or "bio": the BIO tagger (more precise, finds less; select/models)
-    stance: str = "cross"  # the stance cross-encoder; "head": the SBERT-style head (faster); "nli:<hub id or folder>"
-    verdict: str = "rule"  # or "classifier": the QuanTemp++ classifier over the top-3 evidence (4 labels)
-    threshold: float | None = None  # embedding-threshold selector; None: the tuned default
-    min_evidence: int | None = None  # count rule; None: the tuned defaults
-    min_confidence: float | None = None  # count rule: a sentence's stance probability to count it
-    min_verdict_confidence: float | None = None  # check --min-confidence; None: the one chosen on dev claims
-    max_queries: int | None = None
-    temporal: str | None = None  # time-aware re-ranking with this temporal ranking (temporal/rerank.py)
-    temporal_weight: float = 0.3
-    # int8 inference (docs/results.md: quantised inference): True everywhere, False nowhere (the fp32
-    # path), None where measured within noise of fp32: the stance cross-encoder and a hybrid index's queries
-    fast: bool | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("depth", "passages", "rerank_depth"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{name} must be a positive integer, got {value!r}")
-        VERDICT_METHODS[self.verdict]  # an unknown name raises UnknownName listing the known ones
-        SELECTORS[self.selector]
-        split_stance_name(self.stance)  # a registered name, or kind:arg (nli:<model>)
-        if self.passages > self.depth:
-            raise InputError(f"passages ({self.passages}) cannot exceed the retrieval depth ({self.depth})")
-        if self.temporal is not None:
-            RERANKERS["time-aware"](self.temporal, self.temporal_weight)  # an unknown method lists the known ones
-        if self.fast not in (None, True, False):
-            raise InputError(f"fast must be true, false or null (the measured default), got {self.fast!r}")
-        if self.min_verdict_confidence is not None:
-            check_min_confidence(self.min_verdict_confidence, "min_verdict_confidence (--min-confidence)")
-
-    def int8_queries(self, retriever: str | None) -> bool:
-        """Whether an index of this kind has its queries embedded by the int8 MiniLM: always with
-        ``fast=True``; by default only on hybrid indexes (dense-only nDCG@10 moved by -0.005)."""
-        kinds = ("dense", "hybrid") if self.fast else ("hybrid",) if self.fast is None else ()
-        return retriever in kinds
-
-    @property
-    def stance_model_name(self) -> str:
-        """The registered stance model loaded: ``cross`` (or ``cross:<file>``) runs as ``cross-int8``
-        (``cross-int8:<file>``) unless ``fast=False``, inside an ensemble too."""
-        if self.fast is False:
-            return self.stance
-        kind, colon, arg = self.stance.partition(":")
-        if kind == ENSEMBLE:
-            return f"{kind}{colon}{rename_members(arg, _int8)}"
-        return _int8(self.stance)
-
-
-def _int8(name: str) -> str:
-    """``cross`` / ``cross:<file>`` -> ``cross-int8`` / ``cross-int8:<file>``; other names as they are."""
-    kind, colon, arg = name.partition(":")
-    return f"cross-int8{colon}{arg}" if kind == "cross" else name
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,29 +233,27 @@ class Checker:
             yield from self._check_batch(batch)
 
     def _check_batch(self, claims: Sequence[Claim]) -> list[Report]:
-        return self.judge_many(claims, self.retrieve(claims))
+        return self.judge(claims, self.retrieve(claims))
 
-    def judge_many(
+    def judge(
         self, claims: Sequence[Claim], found: Sequence[Retrieved], *, passages: int | None = None
     ) -> list[Report]:
-        """:meth:`judge` for each claim and what :meth:`retrieve` found for it, embedding the
-        whole batch's sentences at once and, for a pairwise stance model (the cross-encoder), scoring
-        the selected (claim, sentence) pairs of the whole batch in one call: batches sorted by
-        length across claims pad less, and each pair is scored once (the model's pair cache)."""
+        """Select, classify and judge the top ``passages`` (default ``settings.passages``) of what
+        :meth:`retrieve` found for each claim: the batch's sentences are embedded at once and their
+        stances predicted together (:func:`~factscout.verify.stance.predict_many`)."""
         n = passages or self.settings.passages
         self._embed_batch(claims, [f.ranking for f in found], n)
         selected = [self._select(c, f.ranking, n) for c, f in zip(claims, found, strict=True)]
-        stances: list[list[Stance] | None] = [None] * len(claims)
-        if isinstance(self.stance, PairwiseStance):
-            flat = [[s for sents in sel for s in sents] for sel in selected]
-            pairs = [(c.text, s) for c, sents in zip(claims, flat, strict=True) for s in sents]
-            probs: Any = self.stance.predict_pairs([p[0] for p in pairs], [p[1].text for p in pairs]) if pairs else []
-            rows = iter(probs)
-            stances = [[to_stance(s.passage_id, s.index, next(rows)) for s in sents] for sents in flat]
-        return [
-            self.judge(c, f.ranking, f.queries, f.extra, passages=n, selected=sel, stances=st)
-            for c, f, sel, st in zip(claims, found, selected, stances, strict=True)
-        ]
+        flat = [[s for sents in sel for s in sents] for sel in selected]
+        stances = predict_many(self.stance, claims, flat)
+        reports = []
+        for claim, f, sel, st in zip(claims, found, selected, stances, strict=True):
+            hits = f.ranking.top(n).hits
+            verdict = self.verdict_method.judge(claim, st, f.ranking, self.store)
+            verdict = selective_verdict(verdict, st, self.confidence, self.min_confidence)
+            read = [self.store[h.passage_id] for h in hits]
+            reports.append(assemble(claim, f.queries, hits, read, sel, st, verdict, {**self.provenance, **f.extra}))
+        return reports
 
     def _select(self, claim: Claim, ranking: Ranking, passages: int) -> list[list[Sentence]]:
         """The selected sentences of each of the top ``passages`` passages of ``ranking``."""
@@ -375,118 +297,16 @@ class Checker:
         return out
 
     def _embed_batch(self, claims: Sequence[Claim], rankings: Sequence[Ranking], passages: int) -> None:
-        """Embed the batch's claims and candidate sentences in one encoder call (the encoder is
-        far faster on one large batch than on many small ones); selection and stance then read
-        the cache. Skipped when the selector brings its own encoder."""
-        from factscout.text.sentences import sentences_of
+        """Embed the batch's claims and candidate sentences at once (stored sentence vectors primed
+        from the index); selection and stance then read the cache. Skipped when the selector
+        brings its own encoder."""
+        from factscout.retrieve.sentences import fits, prime_encoder
 
         own = self._selector.encoder if isinstance(self._selector, EncodingSelector) else None
         if self._selector is not None and own is not self._encoder:
             return
-        stored = self._stored_sentences()
-        texts = [c.text for c in claims]
-        for ranking in rankings:
-            for hit in ranking.top(passages).hits:
-                passage = self.store[hit.passage_id]
-                position = stored.position.get(hit.passage_id) if stored is not None else None
-                if self.sentences is not None and position is not None:
-                    sents, vectors = (
-                        self.sentences.sentences(position, passage.text),
-                        self.sentences.vectors_of(position),
-                    )
-                    self.encoder.prime(sents, vectors)
-                else:
-                    texts += sentences_of(passage.text)
-        self.encoder.encode(list(dict.fromkeys(texts)))
-
-    def _stored_sentences(self) -> Any:
-        """The passage store when the index's stored sentence vectors can stand in for this
-        checker's encoder (the same model built them), else ``None``."""
-        from factscout.retrieve.sentences import encoder_name
-
-        if self.sentences is None or not hasattr(self.store, "position"):
-            return None
         if self._sentences_usable is None:
-            self._sentences_usable = encoder_name(self.encoder) == self.sentences.encoder
-            if not self._sentences_usable:
-                log.warning(
-                    "the index's sentence vectors come from %s, this check embeds with %s: embedding per claim",
-                    self.sentences.encoder,
-                    encoder_name(self.encoder),
-                )
-        return self.store if self._sentences_usable else None
-
-    def judge(
-        self,
-        claim: Claim,
-        ranking: Ranking,
-        queries: tuple[Query, ...] = (),
-        extra: dict[str, Any] | None = None,
-        *,
-        passages: int | None = None,
-        selected: Sequence[Sequence[Sentence]] | None = None,
-        stances: Sequence[Stance] | None = None,
-    ) -> Report:
-        """Select, classify and judge the top ``passages`` (default ``settings.passages``) of an
-        already retrieved ``ranking`` for ``claim`` (``selected``: the sentences already selected
-        from each of those passages; ``stances``: theirs, in that order)."""
-        extra = extra or {}
-        n = passages or self.settings.passages
-        hits = ranking.top(n).hits
-        read = [self.store[h.passage_id] for h in hits]
-        if selected is None:
-            selected = self._select(claim, ranking, n)
-        flat = [sent for sents in selected for sent in sents]
-        if stances is None:
-            stances = self.stance.predict(claim, flat) if flat else []
-        verdict = self.verdict_method.judge(claim, stances, ranking, self.store)
-        verdict = selective_verdict(verdict, stances, self.confidence, self.min_confidence)
-        counted = {(x.passage_id, x.sentence_index): side for side, xs in (
-            (SUPPORTS, verdict.supporting), (REFUTES, verdict.refuting)) for x in xs}  # fmt: skip
-        stance_of = {(x.passage_id, x.sentence_index): x for x in stances}
-        evidence = []
-        for hit, passage, sents in zip(hits, read, selected, strict=True):
-            marked = []
-            for sent in sents:
-                st = stance_of[(sent.passage_id, sent.index)]
-                side = counted.get((sent.passage_id, sent.index), NOT_ENOUGH_INFO)
-                marked.append(EvidenceSentence(sent.index, sent.text, round(sent.score, 6), side, st.probabilities))
-            evidence.append(
-                Evidence(
-                    passage_id=passage.passage_id,
-                    doc_id=passage.doc_id,
-                    title=passage.title,
-                    url=passage.url,
-                    published=passage.published,
-                    rank=hit.rank,
-                    score=float(hit.score),
-                    found_by=hit.found_by,
-                    stance=_passage_stance(marked),
-                    sentences=tuple(marked),
-                    days_from_claim=days_between(passage.published, claim.date),
-                )
-            )
-        summary = VerdictSummary(
-            label=verdict.label,
-            method=verdict.method,
-            reason=verdict.reason,
-            supporting=len(verdict.supporting),
-            refuting=len(verdict.refuting),
-            neutral=len(verdict.neutral),
-            confidence=verdict.confidence,
-            call=verdict.call,
-            abstention=verdict.abstention,
-        )
-        return Report(claim, queries, tuple(evidence), summary, {**self.provenance, **extra})
-
-
-def _passage_stance(sentences: Sequence[EvidenceSentence]) -> StanceLabel:
-    """The side of the passage's most confident counted sentence (``not enough info`` if none)."""
-    best, label = -1.0, NOT_ENOUGH_INFO
-    for s in sentences:
-        if s.stance == NOT_ENOUGH_INFO:
-            continue
-        p = s.probabilities[STANCE_LABELS.index(s.stance)]
-        if p > best:
-            best, label = p, s.stance
-    return label
+            self._sentences_usable = fits(self.sentences, self.store, self.encoder)
+        stored = self.sentences if self._sentences_usable else None
+        ids = [hit.passage_id for ranking in rankings for hit in ranking.top(passages).hits]
+        prime_encoder(self.encoder, stored, self.store, ids, [c.text for c in claims])

@@ -30,6 +30,10 @@ it and the web page renders it, all from :meth:`Report.to_dict`, whose layout is
       "provenance": {...}                                     # components and model hashes
     }
 
+The types below are that layout: pydantic models whose fields are the JSON fields (``timeline``
+and ``leakage`` are computed from the evidence), so the library, the JSON lines the CLI writes and
+the HTTP API's OpenAPI schema (``/v1/check``, ``/v1/checks``) are one contract, written once.
+
 ``sentences`` are the highlighted sentences (the ones the selector kept); a passage's
 ``stance`` is the side of its most confident counted sentence, ``not enough info`` when none
 was counted. ``counts`` count sentences, as the Quin+ rule does.
@@ -41,96 +45,201 @@ the call the verdict method made, which differs from ``label`` only when factsco
 (< 0.55): would have been supported" is not "no evidence found" nor "evidence did not reach the
 rule's thresholds". Reports written before these three fields read back with ``null``, ``label``
 and ``null``.
+
+:func:`assemble` builds a report from what the pipeline found (the claim, its plan, the read passages
+with their selected sentences and stances, and the verdict method's :class:`~factscout.records.Verdict`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, model_serializer, model_validator
 
 from factscout.errors import InputError
-from factscout.records import STANCE_LABELS, VERDICT_LABELS, Claim, Query, StanceLabel, VerdictLabel
+from factscout.records import (
+    NOT_ENOUGH_INFO,
+    REFUTES,
+    STANCE_LABELS,
+    SUPPORTS,
+    VERDICT_LABELS,
+    Claim,
+    StanceLabel,
+    VerdictLabel,
+)
 
-FORMAT = "factscout-report/1"
+if TYPE_CHECKING:
+    from factscout.records import Hit, Passage, Query, Sentence, Stance, Verdict
+
+FORMAT: Literal["factscout-report/1"] = "factscout-report/1"
 STANCES = STANCE_LABELS  # the names this module always exported
 VERDICTS = VERDICT_LABELS
 
 
-@dataclass(frozen=True, slots=True)
-class EvidenceSentence:
+class _Part(BaseModel):
+    """A frozen piece of the report; fields a reader does not know (a newer writer's) are ignored.
+    A part with computed fields lists its JSON keys in ``_KEYS``: the documented order, kept stable."""
+
+    _KEYS: ClassVar[tuple[str, ...]] = ()
+
+    # read leniently, described strictly: the schema (what factscout writes) allows no other field
+    model_config = ConfigDict(frozen=True, extra="ignore", json_schema_extra={"additionalProperties": False})
+
+    @model_serializer(mode="wrap")
+    def _in_order(self, handler):  # type: ignore[no-untyped-def]  # unannotated: the schema stays the model's
+        data = handler(self)
+        return {key: data[key] for key in self._KEYS} if self._KEYS and isinstance(data, dict) else data
+
+
+class PlannedQuery(_Part):
+    """One query of the claim's plan (the claim itself first)."""
+
+    query_id: str
+    text: str
+    origin: str = Field(description="which planner step made it (``claim`` for the claim itself)")
+
+
+class EvidenceSentence(_Part):
     """A highlighted sentence of an evidence passage with its stance towards the claim."""
 
-    index: int
+    index: int = Field(description="the sentence's position in its passage")
     text: str
     score: float
     stance: StanceLabel
-    probabilities: tuple[float, float, float]
+    probabilities: tuple[float, float, float] = Field(description="supports, refutes, not enough info")
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(_Part):
     """One retrieved passage shown as evidence, with where it came from and what it says."""
+
+    _KEYS = ("passage_id", "doc_id", "title", "url", "published", "days_from_claim", "after_claim", "rank", "score",
+             "found_by", "stance", "sentences")  # fmt: skip
 
     passage_id: str
     doc_id: str
     title: str
     url: str | None
     published: dt.date | None
+    days_from_claim: int | None = Field(default=None, description="published minus the claim date, in days")
     rank: int
     score: float
-    found_by: tuple[str, ...]
-    stance: StanceLabel
-    sentences: tuple[EvidenceSentence, ...] = ()
-    days_from_claim: int | None = None
+    found_by: tuple[str, ...] = Field(description="the planned queries (query_id) that found it")
+    stance: StanceLabel = Field(description="the side of its most confident counted sentence")
+    sentences: tuple[EvidenceSentence, ...] = Field(default=(), description="the highlighted sentences")
 
-    def __post_init__(self) -> None:
-        if self.stance not in STANCES:
-            raise InputError(f"evidence stance {self.stance!r} is not one of {', '.join(STANCES)}")
-
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form
+        description="published on or after the claim's date (possible leakage of the verdict)"
+    )
     @property
     def after_claim(self) -> bool:
-        """Published on or after the claim's date (possible leakage of the verdict)."""
         return self.days_from_claim is not None and self.days_from_claim >= 0
 
 
-@dataclass(frozen=True, slots=True)
-class VerdictSummary:
-    """The verdict with the sentence counts behind it and the rule or model that gave it."""
+class VerdictCounts(_Part):
+    """Sentences counted for each side, and the rest (as the Quin+ rule counts)."""
+
+    supporting: int
+    refuting: int
+    neutral: int
+
+
+class VerdictSummary(_Part):
+    """The verdict as published: label, the rule or model that gave it, its sentence counts, its
+    calibrated confidence and, when factscout abstained, the call it withheld and why."""
 
     label: VerdictLabel
     method: str
     reason: str
-    supporting: int
-    refuting: int
-    neutral: int
-    confidence: float | None = None  # calibrated P(the definite call is right), kept when abstaining
-    call: VerdictLabel | None = None  # the method's own verdict before abstaining (None given: label)
-    abstention: str | None = None  # why the verdict is not definite (None for a definite one)
+    counts: VerdictCounts
+    confidence: float | None = Field(
+        default=None,
+        description="calibrated probability that the definite call (`call`) is right; null without a definite call "
+        "or a confidence model",
+    )
+    call: VerdictLabel = Field(description="the verdict method's call; differs from `label` when factscout abstained")
+    abstention: str | None = Field(
+        default=None,
+        description="why the verdict is not definite: 'low confidence 0.41 (< 0.55): would have been supported', "
+        "'no evidence found', 'evidence did not reach the rule's thresholds'...; null for a definite verdict",
+    )
 
-    def __post_init__(self) -> None:
-        for label in (self.label, self.call):
-            if label is not None and label not in VERDICTS:
-                raise InputError(f"verdict label {label!r} is not one of {', '.join(VERDICTS)}")
-        if self.call is None:
-            object.__setattr__(self, "call", self.label)  # frozen: set once, here
+    @model_validator(mode="before")
+    @classmethod
+    def _call_defaults_to_label(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and data.get("call") is None:
+            return {**data, "call": data.get("label")}  # reports written before `call` existed
+        return data
+
+    @classmethod
+    def of(cls, verdict: Verdict) -> VerdictSummary:
+        """The published form of a verdict method's :class:`~factscout.records.Verdict`."""
+        counts = VerdictCounts(
+            supporting=len(verdict.supporting), refuting=len(verdict.refuting), neutral=len(verdict.neutral)
+        )
+        return cls(
+            label=verdict.label,
+            method=verdict.method,
+            reason=verdict.reason,
+            counts=counts,
+            confidence=verdict.confidence,
+            call=verdict.call or verdict.label,
+            abstention=verdict.abstention,
+        )
+
+    @property
+    def supporting(self) -> int:
+        return self.counts.supporting
+
+    @property
+    def refuting(self) -> int:
+        return self.counts.refuting
+
+    @property
+    def neutral(self) -> int:
+        return self.counts.neutral
 
     @property
     def abstained(self) -> bool:
         """Whether factscout withheld the method's definite call (its confidence was too low)."""
-        return self.call is not None and self.call != self.label
+        return self.call != self.label
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
-    """What ``check`` found for one claim; :meth:`to_dict` is the documented JSON layout."""
+class TimelineEntry(_Part):
+    passage_id: str
+    published: dt.date | None
+    days_from_claim: int | None
+    after_claim: bool
 
-    claim: Claim
-    queries: tuple[Query, ...]
-    evidence: tuple[Evidence, ...]
+
+class Leakage(_Part):
+    dated: int
+    after_claim: int
+    share: float = Field(description="dated evidence published on or after the claim date")
+
+
+class Report(_Part):
+    """What ``check`` found for one claim, in the documented ``factscout-report/1`` layout."""
+
+    _KEYS = ("format", "claim_id", "claim", "date", "queries", "evidence", "verdict", "timeline", "leakage",
+             "provenance")  # fmt: skip
+
+    format: Literal["factscout-report/1"] = FORMAT
+    claim_id: str
+    claim: str
+    date: dt.date | None
+    queries: tuple[PlannedQuery, ...]
+    evidence: tuple[Evidence, ...] = Field(description="best first")
     verdict: VerdictSummary
-    provenance: Mapping[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = Field(
+        default_factory=dict, description="the settings, components and model hashes used"
+    )
+
+    @property
+    def claim_record(self) -> Claim:
+        """The checked claim as a :class:`~factscout.records.Claim`."""
+        return Claim(self.claim_id, self.claim, self.date)
 
     def grouped(self) -> dict[str, list[Evidence]]:
         """Evidence by stance, best first within each group."""
@@ -139,53 +248,27 @@ class Report:
             out[e.stance].append(e)
         return out
 
-    def timeline(self) -> list[Evidence]:
-        """Dated evidence, oldest first (ties by rank)."""
-        return sorted((e for e in self.evidence if e.published), key=lambda e: (e.published, e.rank))
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form
+        description="dated evidence, oldest first (ties by rank)"
+    )
+    @property
+    def timeline(self) -> list[TimelineEntry]:
+        dated = sorted((e for e in self.evidence if e.published), key=lambda e: (e.published, e.rank))
+        return [TimelineEntry(passage_id=e.passage_id, published=e.published, days_from_claim=e.days_from_claim,
+                              after_claim=e.after_claim) for e in dated]  # fmt: skip
 
-    def leakage(self) -> float:
-        """Share of dated evidence published on or after the claim date (0 when none is dated)."""
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form
+        description="how much dated evidence was published on or after the claim date"
+    )
+    @property
+    def leakage(self) -> Leakage:
         dated = [e for e in self.evidence if e.days_from_claim is not None]
-        return sum(e.after_claim for e in dated) / len(dated) if dated else 0.0
+        late = sum(e.after_claim for e in dated)
+        return Leakage(dated=len(dated), after_claim=late, share=late / len(dated) if dated else 0.0)
 
     def to_dict(self) -> dict[str, Any]:
-        c = self.claim
-        return {
-            "format": FORMAT,
-            "claim_id": c.claim_id,
-            "claim": c.text,
-            "date": _iso(c.date),
-            "queries": [{"query_id": q.query_id, "text": q.text, "origin": q.origin} for q in self.queries],
-            "evidence": [_evidence_dict(e) for e in self.evidence],
-            "verdict": {
-                "label": self.verdict.label,
-                "method": self.verdict.method,
-                "reason": self.verdict.reason,
-                "counts": {
-                    "supporting": self.verdict.supporting,
-                    "refuting": self.verdict.refuting,
-                    "neutral": self.verdict.neutral,
-                },
-                "confidence": self.verdict.confidence,
-                "call": self.verdict.call,
-                "abstention": self.verdict.abstention,
-            },
-            "timeline": [
-                {
-                    "passage_id": e.passage_id,
-                    "published": _iso(e.published),
-                    "days_from_claim": e.days_from_claim,
-                    "after_claim": e.after_claim,
-                }
-                for e in self.timeline()
-            ],
-            "leakage": {
-                "dated": sum(e.days_from_claim is not None for e in self.evidence),
-                "after_claim": sum(e.after_claim for e in self.evidence),
-                "share": self.leakage(),
-            },
-            "provenance": dict(self.provenance),
-        }
+        """The JSON layout (dates as ``YYYY-MM-DD``)."""
+        return self.model_dump(mode="json")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Report:
@@ -194,79 +277,76 @@ class Report:
             got = d.get("format") if isinstance(d, Mapping) else type(d).__name__
             raise InputError(f"not a {FORMAT} record (format: {got!r})")
         try:
-            claim = Claim(d["claim_id"], d["claim"], _day(d.get("date")))
-            queries = tuple(
-                Query(q["query_id"], claim.claim_id, q["text"], q["origin"], claim.date) for q in d["queries"]
+            return cls.model_validate(d)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
+            raise InputError(f"malformed {FORMAT} record for claim {d.get('claim_id')!r}: {problems}") from exc
+
+
+def assemble(
+    claim: Claim,
+    queries: Sequence[Query],
+    hits: Sequence[Hit],
+    passages: Sequence[Passage],
+    selected: Sequence[Sequence[Sentence]],
+    stances: Sequence[Stance],
+    verdict: Verdict,
+    provenance: Mapping[str, Any],
+) -> Report:
+    """The report of ``claim``: each read passage (``hits[i]`` read as ``passages[i]``) with its
+    ``selected`` sentences, each marked with the side the verdict counted it for and its stance
+    probabilities (``stances``, one per selected sentence)."""
+    counted = {(x.passage_id, x.sentence_index): side for side, xs in (
+        (SUPPORTS, verdict.supporting), (REFUTES, verdict.refuting)) for x in xs}  # fmt: skip
+    stance_of = {(x.passage_id, x.sentence_index): x for x in stances}
+    evidence = []
+    for hit, passage, sents in zip(hits, passages, selected, strict=True):
+        marked = [
+            EvidenceSentence(
+                index=s.index,
+                text=s.text,
+                score=round(s.score, 6),
+                stance=counted.get((s.passage_id, s.index), NOT_ENOUGH_INFO),
+                probabilities=stance_of[(s.passage_id, s.index)].probabilities,
             )
-            evidence = tuple(
-                Evidence(
-                    passage_id=e["passage_id"],
-                    doc_id=e["doc_id"],
-                    title=e["title"],
-                    url=e["url"],
-                    published=_day(e["published"]),
-                    rank=int(e["rank"]),
-                    score=float(e["score"]),
-                    found_by=tuple(e["found_by"]),
-                    stance=e["stance"],
-                    sentences=tuple(
-                        EvidenceSentence(s["index"], s["text"], s["score"], s["stance"], tuple(s["probabilities"]))
-                        for s in e["sentences"]
-                    ),
-                    days_from_claim=e["days_from_claim"],
-                )
-                for e in d["evidence"]
+            for s in sents
+        ]
+        evidence.append(
+            Evidence(
+                passage_id=passage.passage_id,
+                doc_id=passage.doc_id,
+                title=passage.title,
+                url=passage.url,
+                published=passage.published,
+                days_from_claim=days_between(passage.published, claim.date),
+                rank=hit.rank,
+                score=float(hit.score),
+                found_by=hit.found_by,
+                stance=_passage_stance(marked),
+                sentences=tuple(marked),
             )
-            v, counts = d["verdict"], d["verdict"]["counts"]
-            confidence = v.get("confidence")
-            verdict = VerdictSummary(
-                v["label"],
-                v["method"],
-                v["reason"],
-                counts["supporting"],
-                counts["refuting"],
-                counts["neutral"],
-                confidence=None if confidence is None else float(confidence),
-                call=v.get("call"),
-                abstention=v.get("abstention"),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"malformed {FORMAT} record for claim {d.get('claim_id')!r}: {exc!r}") from exc
-        return cls(claim, queries, evidence, verdict, dict(d.get("provenance", {})))
+        )
+    return Report(
+        claim_id=claim.claim_id,
+        claim=claim.text,
+        date=claim.date,
+        queries=tuple(PlannedQuery(query_id=q.query_id, text=q.text, origin=q.origin) for q in queries),
+        evidence=tuple(evidence),
+        verdict=VerdictSummary.of(verdict),
+        provenance=dict(provenance),
+    )
 
 
-def _evidence_dict(e: Evidence) -> dict[str, Any]:
-    return {
-        "passage_id": e.passage_id,
-        "doc_id": e.doc_id,
-        "title": e.title,
-        "url": e.url,
-        "published": _iso(e.published),
-        "days_from_claim": e.days_from_claim,
-        "after_claim": e.after_claim,
-        "rank": e.rank,
-        "score": e.score,
-        "found_by": list(e.found_by),
-        "stance": e.stance,
-        "sentences": [
-            {
-                "index": s.index,
-                "text": s.text,
-                "score": s.score,
-                "stance": s.stance,
-                "probabilities": list(s.probabilities),
-            }
-            for s in e.sentences
-        ],
-    }
-
-
-def _iso(day: dt.date | None) -> str | None:
-    return day.isoformat() if day else None
-
-
-def _day(text: str | None) -> dt.date | None:
-    return dt.date.fromisoformat(text) if text else None
+def _passage_stance(sentences: Sequence[EvidenceSentence]) -> StanceLabel:
+    """The side of the passage's most confident counted sentence (``not enough info`` if none)."""
+    best, label = -1.0, NOT_ENOUGH_INFO
+    for s in sentences:
+        if s.stance == NOT_ENOUGH_INFO:
+            continue
+        p = s.probabilities[STANCE_LABELS.index(s.stance)]
+        if p > best:
+            best, label = p, s.stance
+    return label
 
 
 def days_between(published: dt.date | None, claim_date: dt.date | None) -> int | None:

@@ -25,15 +25,18 @@ OPTIONS = {
     "--output --queries --query --ray --run --undated -i -o",
     "plan": "--alpha --claims --gamma --input --justification --lambda --mmr --out --output --planner -i -o",
     "evaluate": "--compare --input --json --metrics --per-query --qrels --run -i",
-    "check": "--claims --date --date-filter --depth --fast --fusion --html --index --input --json --min-confidence --no-date-filter "
-    "--no-fast --out --output --passages --planner --ray --rerank --selector --server --stance --verdict --workers -i -o claim",
+    # check and serve: one option per CheckSettings field (--max-queries ... --threshold came with them)
+    "check": "--claims --date --date-filter --depth --fast --fusion --html --index --input --json --max-queries --min-confidence "
+    "--min-evidence --min-stance-confidence --no-date-filter --no-fast --out --output --passages --planner --ray --rerank "
+    "--rerank-depth --selector --server --stance --temporal --temporal-weight --threshold --verdict --workers -i -o claim",
     "stance": "--batch-size --device --input --out --output --pairs --stance -i -o",
     "trajectories": "--claims --depth --index --input --keep-set --negatives --no-keep-set --out --output --qrels --ray --reward --seed --top-n "
     "--workers -i -o",
     "rewrite": "--claim-id --claims --index --input --max-steps --out --output --policy --qrels --reward --seed -i -o claim",
     "demo": "--claims --dataset --heldout --index --k --planner --retriever",
-    "serve": "--fast --host --index --max-pending --min-confidence --no-fast --passages --planner --policy --port --qrels --rerank --selector --stance --state --threads "
-    "--token --verdict",
+    "serve": "--depth --fast --fusion --host --index --max-pending --max-queries --min-confidence --min-evidence "
+    "--min-stance-confidence --no-fast --passages --planner --policy --port --qrels --rerank --rerank-depth --selector --stance "
+    "--state --temporal --temporal-weight --threads --threshold --token --verdict",
     "collect": "--allow-host --base-url --claims --distractors --drift-from --exclude-domain --host-interval --input "
     "--min-interval --no-crawl --no-mmr --out --output --planner --provider --replay --results --threshold -i -o",
 }

@@ -125,7 +125,7 @@ def test_many_claims_render_with_contents_and_totals(reports, checker):
     assert html.count('<article class="claim-report"') == len(reports) == 4
     for i, r in enumerate(reports, 1):
         assert f'id="claim-{i}"' in html and f'href="#claim-{i}"' in html
-        assert f'data-claim-id="{r.claim.claim_id}"' in html
+        assert f'data-claim-id="{r.claim_id}"' in html
     total = sum(int(n) for n in re.findall(r'<span class="total [^"]+">(\d+) ', html))
     assert total == len(reports)
     tags = re.findall(r'class="verdict-tag [^"]+">([^<]+)<', html)
@@ -175,10 +175,11 @@ def test_cli_check_html_for_one_claim_and_for_a_claims_file(served_index, mini, 
 
 
 def _verdict_report(**verdict):
-    from factscout.report import Report, VerdictSummary
+    from factscout.report import Report, VerdictCounts, VerdictSummary
 
-    summary = VerdictSummary(method="quin+ count rule", reason="r", supporting=1, refuting=0, neutral=0, **verdict)
-    return Report(Claim("c1", "Vitamin D prevents falls."), (), (), summary)
+    counts = VerdictCounts(supporting=1, refuting=0, neutral=0)
+    summary = VerdictSummary(method="quin+ count rule", reason="r", counts=counts, **verdict)
+    return Report(claim_id="c1", claim="Vitamin D prevents falls.", date=None, queries=(), evidence=(), verdict=summary)
 
 
 def test_the_report_shows_why_a_call_was_withheld_and_a_definite_calls_confidence():

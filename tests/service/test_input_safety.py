@@ -12,8 +12,9 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from factscout.report import Report
 from factscout.serve import create_app
-from factscout.serve.responses import CheckReport, PlanResponse, RewriteResponse, SearchResponse
+from factscout.serve.responses import PlanResponse, RewriteResponse, SearchResponse
 from factscout.serve.schemas import clean_text
 
 # every free-text field of every endpoint, with a valid body around it
@@ -104,7 +105,7 @@ _TEXT = st.text(_CHARS, max_size=40) | st.lists(
     st.sampled_from(["folate", " ", "\ud800", "\x00", "\u200b", "\ufeff", "e\u0301", "\t", "\x85", "?"]), max_size=8
 ).map("".join)
 _MODELS = {
-    "/v1/check": CheckReport,
+    "/v1/check": Report,
     "/v1/plan": PlanResponse,
     "/v1/search": SearchResponse,
     "/v1/rewrite": RewriteResponse,

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
+from factscout.report import Report
 from factscout.serve import create_app
 from factscout.serve.responses import (
-    CheckReport,
     ErrorResponse,
     HealthResponse,
     PlanResponse,
@@ -61,7 +61,7 @@ def test_check_report(client, mini):
     assert any(e["sentences"] for e in body["evidence"])
     sentence = next(s for e in body["evidence"] for s in e["sentences"])
     assert set(sentence) == {"index", "text", "score", "stance", "probabilities"}
-    report = _same_json(CheckReport, body)
+    report = _same_json(Report, body)
     assert report.verdict.label == body["verdict"]["label"]
 
 
@@ -114,7 +114,7 @@ def test_openapi_names_a_response_schema_for_every_endpoint(client):
     schema = client.get("/openapi.json").json()
     expected = {
         ("/v1/health", "get"): "HealthResponse",
-        ("/v1/check", "post"): "CheckReport",
+        ("/v1/check", "post"): "Report",
         ("/v1/search", "post"): "SearchResponse",
         ("/v1/plan", "post"): "PlanResponse",
         ("/v1/rewrite", "post"): "RewriteResponse",
@@ -128,5 +128,5 @@ def test_openapi_names_a_response_schema_for_every_endpoint(client):
         if method == "post":
             bad = schema["paths"][path][method]["responses"]["422"]["content"]["application/json"]["schema"]
             assert bad == {"$ref": "#/components/schemas/ErrorResponse"}
-    report = schema["components"]["schemas"]["CheckReport"]
+    report = schema["components"]["schemas"]["Report"]
     assert set(report["properties"]) == REPORT and report["additionalProperties"] is False

@@ -26,8 +26,8 @@ def _option_help(output: str, flag: str) -> str:
 
 
 def test_serve_has_checks_settings_with_the_same_help():
-    serve = runner.invoke(app, ["serve", "--help"], terminal_width=200)
-    check = runner.invoke(app, ["check", "--help"], terminal_width=200)
+    serve = runner.invoke(app, ["serve", "--help"], env={"COLUMNS": "400"})
+    check = runner.invoke(app, ["check", "--help"], env={"COLUMNS": "400"})
     assert serve.exit_code == 0 and check.exit_code == 0
     for flag in SETTINGS:
         assert _option_help(serve.output, flag) == _option_help(check.output, flag), flag

@@ -4,7 +4,7 @@ import pytest
 
 from factscout.errors import InputError, UnknownName
 from factscout.records import Claim, Hit, Passage, Ranking
-from factscout.report import Evidence, Report, VerdictSummary
+from factscout.report import Evidence, Report, VerdictCounts, VerdictSummary
 from factscout.temporal.rerank import TimeAwareReranker, leakage
 
 CLAIM_DAY = dt.date(2018, 3, 13)
@@ -74,12 +74,15 @@ def test_leakage_matches_the_report_definition():
     assert leakage(RANKING, DATES, CLAIM_DAY) == 0.5
     assert leakage(RANKING, DATES, None) == 0.0
     evidence = tuple(
-        Evidence(pid, pid, "", None, DATES[pid], i, 1.0, (), "not enough info",
+        Evidence(passage_id=pid, doc_id=pid, title="", url=None, published=DATES[pid], rank=i, score=1.0,
+                 found_by=(), stance="not enough info",
                  days_from_claim=None if DATES[pid] is None else (DATES[pid] - CLAIM_DAY).days)
         for i, pid in enumerate(RANKING.passage_ids, 1)
     )  # fmt: skip
-    report = Report(Claim("c", "x", CLAIM_DAY), (), evidence, VerdictSummary("supported", "m", "r", 0, 0, 0))
-    assert report.leakage() == 0.5
+    counts = VerdictCounts(supporting=0, refuting=0, neutral=0)
+    verdict = VerdictSummary(label="supported", method="m", reason="r", counts=counts)
+    report = Report(claim_id="c", claim="x", date=CLAIM_DAY, queries=(), evidence=evidence, verdict=verdict)
+    assert report.leakage.share == 0.5
     assert report.to_dict()["leakage"] == {"dated": 4, "after_claim": 2, "share": 0.5}
 
 

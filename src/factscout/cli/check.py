@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 from pathlib import Path
 from typing import Annotated, Any
@@ -10,7 +9,6 @@ from typing import Annotated, Any
 import typer
 
 from factscout.cli.common import (
-    DATE_FILTER_HELP,
     INPUT,
     OUTPUT,
     RayOption,
@@ -19,7 +17,6 @@ from factscout.cli.common import (
     err,
     friendly,
     input_path,
-    one_of,
     out,
     output_path,
     parse_day,
@@ -28,24 +25,19 @@ from factscout.cli.common import (
     read_claims,
     status,
 )
-from factscout.cli.stance import STANCE_HELP
-from factscout.fuse import FUSIONS
-from factscout.plan import PLANNERS
+from factscout.cli.settings import server_decides, with_settings
 from factscout.records import Claim
-from factscout.select import SELECTORS
-from factscout.verify import VERDICT_METHODS
 
-# the options a --server check cannot change (the server's own index and settings apply)
-_LOCAL_ONLY = ("index", "fusion", "passages", "depth", "rerank", "selector", "stance", "verdict", "fast",
-               "min_confidence", "ray", "workers")  # fmt: skip
+_DEFAULT_INDEX = Path(".factscout/scifact-index")
 
 
 @friendly
+@with_settings()
 def check(
     claim: Annotated[str | None, typer.Argument(help="the claim to check (or give --input FILE)")] = None,
-    index: Annotated[Path, typer.Option("--index", help="index directory built with `factscout index`")] = Path(
-        ".factscout/scifact-index"
-    ),
+    index: Annotated[
+        Path, typer.Option("--index", help="index directory built with `factscout index`")
+    ] = _DEFAULT_INDEX,
     date: Annotated[
         str | None, typer.Option(help="the claim's date (YYYY-MM-DD): evidence must predate it (see --date-filter)")
     ] = None,
@@ -55,36 +47,9 @@ def check(
     out_path: Annotated[
         Path | None, typer.Option(*OUTPUT, "--out", help="reports JSONL to write (with --input)")
     ] = None,
-    planner: Annotated[str, typer.Option(help=one_of(PLANNERS))] = "decompose",
-    fusion: Annotated[str, typer.Option(help="how sub-query rankings are fused: " + one_of(FUSIONS))] = "combsum-norm",
-    passages: Annotated[int, typer.Option(help="top passages read for evidence sentences")] = 5,
-    depth: Annotated[int, typer.Option(help="passages retrieved per query")] = 100,
-    rerank: Annotated[bool, typer.Option("--rerank", help="re-rank the top 50 with factscout's cross-encoder")] = False,
-    selector: Annotated[str, typer.Option(help="evidence sentence selector: " + one_of(SELECTORS))] = "threshold",
-    stance: Annotated[str, typer.Option(help=STANCE_HELP)] = "cross",
-    verdict: Annotated[str, typer.Option(help="verdict method: " + one_of(VERDICT_METHODS))] = "rule",
-    date_filter: Annotated[bool, typer.Option("--date-filter/--no-date-filter", help=DATE_FILTER_HELP)] = True,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON (one claim)")] = False,
     html: Annotated[
         Path | None, typer.Option("--html", help="also write the report(s) as one self-contained HTML page")
-    ] = None,
-    fast: Annotated[
-        bool | None,
-        typer.Option(
-            "--fast/--no-fast",
-            help="int8 inference everywhere (--fast) or nowhere (--no-fast, the fp32 path); by default only where"
-            " measured within noise of fp32: the stance cross-encoder and a hybrid index's queries",
-        ),
-    ] = None,
-    min_confidence: Annotated[
-        float | None,
-        typer.Option(
-            "--min-confidence",
-            metavar="P",
-            help="withhold a supported/refuted verdict whose calibrated confidence is below P (0 to 1): it becomes"
-            " 'not enough evidence' and the report says why; default: the threshold chosen on dev claims for"
-            " precision >= 0.80 (0: never withhold)",
-        ),
     ] = None,
     server: Annotated[
         str | None,
@@ -97,6 +62,8 @@ def check(
     ] = None,
     ray: RayOption = None,
     workers: Annotated[int | None, typer.Option(help="with --ray: checker actors (default: one per CPU)")] = None,
+    *,
+    settings: dict[str, Any],
 ) -> None:
     """Check a claim: plan, retrieve, fuse, select evidence sentences, classify stance, give a verdict.
 
@@ -118,43 +85,39 @@ def check(
     if claims is not None:
         input_path(claims, "--input")
         items = read_claims(claims)
-    from factscout.check import CheckSettings
     from factscout.retrieve.index import read_manifest
+    from factscout.settings import CheckSettings
 
-    settings = CheckSettings(
-        planner=planner,
-        fusion=fusion,
-        passages=passages,
-        depth=depth,
-        date_filter=date_filter,
-        rerank=rerank,
-        selector=selector,
-        stance=stance,
-        verdict=verdict,
-        fast=fast,
-        min_verdict_confidence=min_confidence,
-    )
+    checked = CheckSettings(**settings)  # unknown names are reported (with the known ones) before anything loads
     if server is not None:
         from factscout.cli.remote import check_remote
 
-        values, defaults = locals(), inspect.signature(check).parameters  # the defaults typer shows
-        if local := [f"--{n.replace('_', '-')}" for n in _LOCAL_ONLY if values[n] != defaults[n].default]:
+        local = [flag for flag, given in (("--index", index != _DEFAULT_INDEX), ("--ray", ray), ("--workers", workers))
+                 if given]  # fmt: skip
+        if local := local + server_decides(settings):
             raise typer.BadParameter(
                 f"with --server the server's settings apply: drop {', '.join(local)} (or check locally)"
             )
         todo = [Claim("claim", text, day)] if text is not None else items
-        _show(check_remote(server, todo, planner, date_filter), text is not None, as_json, out_path, html, None)
+        _show(
+            check_remote(server, todo, checked.planner, checked.date_filter),
+            text is not None,
+            as_json,
+            out_path,
+            html,
+            None,
+        )
         return
     read_manifest(index)  # a missing or broken index is named before anything loads
     if ray is not None:
         from factscout.scale.jobs import check_on_ray
 
-        reports = check_on_ray(index, settings, items, address=ray, workers=workers)
+        reports = check_on_ray(index, checked, items, address=ray, workers=workers)
         _write_reports(out_path, reports, len(items), html)
         return
     from factscout.check import Checker
 
-    checker = Checker.from_index(index, settings)
+    checker = Checker.from_index(index, checked)
     if text is not None:
         with status("checking the claim"):
             report = checker.check(Claim("claim", text, day))

@@ -124,13 +124,6 @@ def status(message: str) -> contextlib.AbstractContextManager[Any]:
 INPUT = ("--input", "-i")
 OUTPUT = ("--output", "-o")
 
-# search and check filter by date the same way: on by default, for the claims/queries that have a date
-DATE_FILTER_HELP = (
-    "keep only passages published before the claim's (query's) date, for each claim or query that has one "
-    "(--date or the file's date field); a claim or query without a date is not filtered. On by default; "
-    "--no-date-filter also uses later passages"
-)
-
 
 def one_of(names: Iterable[str]) -> str:
     """Registered names as help texts list them: ``a | b | c``."""
@@ -219,7 +212,7 @@ def print_report(report: Any) -> None:
     """A check report on the terminal: the verdict, the queries, the evidence grouped by stance."""
     v = report.verdict
     colour = {"supported": "green", "refuted": "red"}.get(v.label, "yellow")
-    out.rule(f"[bold]{report.claim.text}[/]")
+    out.rule(f"[bold]{report.claim}[/]")
     out.print(f"verdict: [bold {colour}]{v.label}[/]  ({v.supporting} supporting, {v.refuting} refuting, "
               f"{v.neutral} neutral sentences; {v.method})", highlight=False)  # fmt: skip
     if v.confidence is not None and not v.abstained:

@@ -10,7 +10,6 @@ import typer
 from rich.table import Table
 
 from factscout.cli.common import (
-    DATE_FILTER_HELP,
     INPUT,
     OUTPUT,
     RayOption,
@@ -27,6 +26,7 @@ from factscout.cli.common import (
 )
 from factscout.fuse import FUSIONS
 from factscout.retrieve.base import UNDATED_POLICIES
+from factscout.settings import DATE_FILTER_HELP
 
 
 @friendly

@@ -8,15 +8,11 @@ from typing import Annotated
 
 import typer
 
+from factscout import settings
 from factscout.cli.common import INPUT, OUTPUT, counted, err, friendly, one_of, quiet_libraries, status
 from factscout.verify import STANCE_MODELS
 
-STANCE_HELP = (
-    "stance model: "
-    + one_of(STANCE_MODELS)
-    + " (nli:<hub model id or local folder>: any sentence-transformers CrossEncoder NLI model; needs internet"
-    " for a hub id not yet cached; ensemble:A+B, each member optionally =weight: several models pooled)"
-)
+STANCE_HELP = settings.STANCE_HELP.format(choices=one_of(STANCE_MODELS))
 
 
 @friendly

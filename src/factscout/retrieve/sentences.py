@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import BadIndex
-from factscout.nn.encoding import CorpusEncoder, NamedEncoder
+from factscout.nn.encoding import CachedEncoder, CorpusEncoder, NamedEncoder
 from factscout.records import Passage
-from factscout.text.sentences import sentence_spans
+from factscout.text.sentences import sentence_spans, sentences_of
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +86,38 @@ class SentenceData:
     def vectors_of(self, position: int) -> np.ndarray:
         """The passage's sentence vectors as float32 (read from the memory map)."""
         return np.asarray(self.vectors[self.pointers[position] : self.pointers[position + 1]], dtype=np.float32)
+
+
+def fits(data: SentenceData | None, store: Any, encoder: Any) -> bool:
+    """Whether ``data`` (an index's stored sentence vectors) can stand in for ``encoder``: the same
+    model built them and the store knows each passage's position (a warning says when not)."""
+    if data is None or not hasattr(store, "position"):
+        return False
+    if encoder_name(encoder) != data.encoder:
+        log.warning(
+            "the index's sentence vectors come from %s, this check embeds with %s: embedding per claim",
+            data.encoder,
+            encoder_name(encoder),
+        )
+        return False
+    return True
+
+
+def prime_encoder(
+    encoder: CachedEncoder, data: SentenceData | None, store: Any, passage_ids: Iterable[str], texts: Sequence[str]
+) -> None:
+    """Embed ``texts`` and the sentences of the passages ``passage_ids`` in one encoder call (the
+    encoder is far faster on one large batch than on many small ones), each text once; a passage
+    whose sentence vectors ``data`` stores (when it :func:`fits`) is primed from there instead."""
+    todo = list(texts)
+    for passage_id in passage_ids:
+        passage = store[passage_id]
+        position = store.position.get(passage_id) if data is not None else None
+        if data is not None and position is not None:
+            encoder.prime(data.sentences(position, passage.text), data.vectors_of(position))
+        else:
+            todo += sentences_of(passage.text)
+    encoder.encode(list(dict.fromkeys(todo)))
 
 
 def build_sentence_data(

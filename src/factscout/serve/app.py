@@ -46,12 +46,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from factscout.check import Checker
 from factscout.errors import FactscoutError, InputError, MissingDependency, UnknownName
 from factscout.records import Claim
+from factscout.report import Report
 from factscout.serve.examples import examples_for
 from factscout.serve.jobs import ClaimTask, JobStore, JobWorker
 from factscout.serve.page import evidence_view, templates, timeline_view
 from factscout.serve.responses import (
     ERRORS,
-    CheckReport,
     ErrorResponse,
     HealthResponse,
     JobResponse,
@@ -252,7 +252,7 @@ def create_app(
             }
         )
 
-    @app.post("/v1/check", dependencies=[Depends(authorised)], response_model=CheckReport, responses=ERRORS)
+    @app.post("/v1/check", dependencies=[Depends(authorised)], response_model=Report, responses=ERRORS)
     async def check(body: CheckRequest) -> JSONResponse:
         """Plan, retrieve, fuse, select evidence sentences, classify stance and judge one claim."""
         job = CheckJob(

@@ -1,10 +1,10 @@
 """Response bodies of the HTTP API as pydantic models, so ``/openapi.json`` describes what a
 client receives.
 
-The endpoints still send the core's own dictionaries (``Report.to_dict()`` is the
-``factscout-report/1`` layout of :mod:`factscout.report`; the others come from
-:class:`~factscout.serve.service.Service`) untouched: these models document them and the tests
-validate real responses against them. Every model forbids unknown fields, so a field added to
+The report of ``/v1/check`` and ``/v1/checks`` is the core's own :class:`~factscout.report.Report`
+(one contract for the library, the JSON lines and this schema), not a copy; the other endpoints send
+the dictionaries of :class:`~factscout.serve.service.Service`, which these models document and the
+tests validate real responses against. Every model forbids unknown fields, so a field added to
 (or renamed in) a response without its model fails those tests and the schemathesis run. A field
 that a response only sometimes carries (``date_filter`` of a dated search, ``relevant`` of an
 editor hit when qrels are loaded) is optional here and absent, not null, in the JSON.
@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factscout.records import StanceLabel, VerdictLabel
+from factscout.report import PlannedQuery, Report
 
 
 class _Response(BaseModel):
@@ -41,12 +41,6 @@ class FieldError(_Response):
 
 
 # ---------------------------------------------------------------------- shared pieces
-
-
-class PlannedQuery(_Response):
-    query_id: str
-    text: str
-    origin: str = Field(description="which planner step made it (``claim`` for the claim itself)")
 
 
 class Hit(_Response):
@@ -178,82 +172,6 @@ class RewriteResponse(_Response):
     suggestion: Suggestion | None
 
 
-# ---------------------------------------------------------------------- /v1/check: the report
-
-
-class EvidenceSentence(_Response):
-    index: int = Field(description="the sentence's position in its passage")
-    text: str
-    score: float
-    stance: StanceLabel
-    probabilities: list[float] = Field(description="supports, refutes, not enough info")
-
-
-class Evidence(_Response):
-    passage_id: str
-    doc_id: str
-    title: str
-    url: str | None
-    published: str | None
-    days_from_claim: int | None = Field(description="published minus the claim date, in days")
-    after_claim: bool
-    rank: int
-    score: float
-    found_by: list[str] = Field(description="the planned queries (query_id) that found it")
-    stance: StanceLabel
-    sentences: list[EvidenceSentence] = Field(description="the highlighted sentences")
-
-
-class VerdictCounts(_Response):
-    supporting: int
-    refuting: int
-    neutral: int
-
-
-class Verdict(_Response):
-    label: VerdictLabel
-    method: str
-    reason: str
-    counts: VerdictCounts
-    confidence: float | None = Field(
-        description="calibrated probability that the definite call (`call`) is right; null without a definite call "
-        "or a confidence model"
-    )
-    call: VerdictLabel = Field(description="the verdict method's call; differs from `label` when factscout abstained")
-    abstention: str | None = Field(
-        description="why the verdict is not definite: 'low confidence 0.41 (< 0.55): would have been supported', "
-        "'no evidence found', 'evidence did not reach the rule's thresholds'...; null for a definite verdict"
-    )
-
-
-class TimelineEntry(_Response):
-    passage_id: str
-    published: str | None
-    days_from_claim: int | None
-    after_claim: bool
-
-
-class Leakage(_Response):
-    dated: int
-    after_claim: int
-    share: float = Field(description="dated evidence published on or after the claim date")
-
-
-class CheckReport(_Response):
-    """The ``factscout-report/1`` layout (:mod:`factscout.report`)."""
-
-    format: Literal["factscout-report/1"]
-    claim_id: str
-    claim: str
-    date: str | None
-    queries: list[PlannedQuery]
-    evidence: list[Evidence] = Field(description="best first")
-    verdict: Verdict
-    timeline: list[TimelineEntry] = Field(description="dated evidence by date")
-    leakage: Leakage
-    provenance: dict[str, Any] = Field(description="the settings, components and model hashes used")
-
-
 # ---------------------------------------------------------------------- /v1/checks: jobs
 
 
@@ -276,7 +194,7 @@ class JobResponse(_Response):
     failed: int = Field(description="claims with an error")
     created: str = Field(description="when the job was accepted (ISO 8601, UTC)")
     finished: str | None = Field(description="when its last claim finished")
-    reports: list[CheckReport | None] | None = Field(
+    reports: list[Report | None] | None = Field(
         description="once done or failed: the report of each claim in order (null for a claim with an error)"
     )
     errors: list[JobError] = Field(description="claims the core refused")

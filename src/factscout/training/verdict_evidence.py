@@ -57,7 +57,7 @@ def pipeline_evidence(
     t0 = time.perf_counter()
     for start in range(0, len(claims), batch):
         chunk = list(claims[start : start + batch])
-        checker.judge_many(chunk, checker.retrieve(chunk))
+        checker.judge(chunk, checker.retrieve(chunk))
         done = start + len(chunk)
         say(f"  check: {done}/{len(claims)} claims, {(time.perf_counter() - t0) / done:.2f} s a claim")
     return recorder.seen

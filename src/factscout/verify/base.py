@@ -101,6 +101,15 @@ class TrainedVerdict(Protocol):
     def trained_with(self) -> str | None: ...
 
 
+@runtime_checkable
+class HasInt8Form(Protocol):
+    """A stance model factory whose model also runs dynamically quantised to int8: the registered
+    name of that form (``cross`` -> ``cross-int8``), which checks load unless told ``fast=False``."""
+
+    @property
+    def int8(self) -> str: ...
+
+
 STANCE_MODELS: Registry[Callable[..., StanceModel]] = Registry("stance model")
 VERDICT_METHODS: Registry[Callable[..., VerdictMethod]] = Registry("verdict method")
 

@@ -215,11 +215,18 @@ class CrossStanceModel(PairwiseStance):
         return np.stack(rows) if rows else np.zeros((0, len(STANCE_LABELS)), dtype=np.float32)
 
 
-@STANCE_MODELS.register("cross")
-def _cross_stance(encoder: Any = None, arg: str | None = None, **options: Any) -> CrossStanceModel:
+class _CrossFactory:
     """The shipped model, or ``cross:<file>`` one trained by ``factscout train stance-cross`` (it
-    reads claim and sentence together: the shared ``encoder`` is not used)."""
-    return CrossStanceModel.load(arg, **options)
+    reads claim and sentence together: the shared ``encoder`` is not used). Its int8 form is the
+    ``cross-int8`` entry (:class:`~factscout.verify.base.HasInt8Form`)."""
+
+    int8 = "cross-int8"
+
+    def __call__(self, encoder: Any = None, arg: str | None = None, **options: Any) -> CrossStanceModel:
+        return CrossStanceModel.load(arg, **options)
+
+
+STANCE_MODELS.register("cross")(_CrossFactory())
 
 
 @STANCE_MODELS.register("cross-int8")

@@ -207,6 +207,18 @@ def to_stance(passage_id: str, sentence_index: int, probabilities: Sequence[floa
     return Stance(passage_id, sentence_index, STANCE_LABELS[int(np.argmax(p))], (p[0], p[1], p[2]))
 
 
+def predict_many(model: Any, claims: Sequence[Claim], sentences: Sequence[Sequence[Sentence]]) -> list[list[Stance]]:
+    """Each claim's stances of its ``sentences``. A pairwise model (the cross-encoder) scores the
+    (claim, sentence) pairs of all claims in one call: batches sorted by length across claims pad
+    less, and each pair is scored once (the model's pair cache); another model goes claim by claim."""
+    if not isinstance(model, PairwiseStance):
+        return [model.predict(c, sents) if sents else [] for c, sents in zip(claims, sentences, strict=True)]
+    pairs = [(c.text, s) for c, sents in zip(claims, sentences, strict=True) for s in sents]
+    probs: Any = model.predict_pairs([p[0] for p in pairs], [p[1].text for p in pairs]) if pairs else []
+    rows = iter(probs)
+    return [[to_stance(s.passage_id, s.index, next(rows)) for s in sents] for sents in sentences]
+
+
 class PairwiseStance:
     """``predict`` for a stance model that scores (claim, sentence) pairs together: a subclass
     gives ``predict_pairs(claims, sentences) -> (n, 3)`` probabilities in label order."""
