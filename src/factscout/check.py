@@ -45,6 +45,7 @@ from factscout.select.base import EncodingSelector, Selector, default_encoder, m
 from factscout.settings import CheckSettings
 from factscout.verify.base import (
     RULE_TUNED_WITH,
+    DescribedModel,
     StanceModel,
     TrainedVerdict,
     TunedStanceModel,
@@ -198,7 +199,7 @@ class Checker:
             self._stance = make_stance_model(self.settings.stance_model_name, encoder=self.encoder)
             self.provenance["stance_model"] = {
                 "kind": self.settings.stance_model_name,
-                **dict(getattr(self._stance, "info", {}) or {}),
+                **(dict(self._stance.info) if isinstance(self._stance, DescribedModel) else {}),
             }
         return self._stance
 

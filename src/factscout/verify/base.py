@@ -33,7 +33,7 @@ Implementations register beside their class (``STANCE_MODELS.register("head")(..
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from factscout.errors import InputError
@@ -99,6 +99,13 @@ class TrainedVerdict(Protocol):
 
     @property
     def trained_with(self) -> str | None: ...
+
+
+@runtime_checkable
+class DescribedModel(Protocol):
+    """A model that says where it came from (file, sha256, training data...): reports record ``info``."""
+
+    info: Mapping[str, Any]
 
 
 @runtime_checkable
