@@ -10,6 +10,11 @@ it and the web page renders it, all from :meth:`Report.to_dict`, whose layout is
       "format": "factscout-report/1",
       "claim_id": str, "claim": str, "date": "YYYY-MM-DD" | null,
       "queries": [{"query_id", "text", "origin"}],          # the plan, claim first
+      "checked_before": null | {                              # published fact-checks (factscout factchecks)
+          "matches": [{"fact_check_id", "claim", "publisher", "verdict", "normalised_verdict", "url",
+                       "date", "title", "score", "sources"}],  # best first, at or above the threshold
+          "threshold": float, "published_before": "YYYY-MM-DD" | null, "memory": str,
+          "note": str},                                       # the verdict below does not use them
       "evidence": [{                                          # best first
           "passage_id", "doc_id", "title", "url", "published": "YYYY-MM-DD" | null,
           "days_from_claim": int | null,                      # published - claim date
@@ -206,6 +211,34 @@ class VerdictSummary(_Part):
         return self.call != self.label
 
 
+INDEPENDENT = "factscout's verdict is computed from the evidence alone; these published fact-checks are shown, not used"
+
+
+class PriorCheck(_Part):
+    """A published fact-check matched to the claim in a fact-check memory (``factscout factchecks``)."""
+
+    fact_check_id: str
+    claim: str = Field(description="the claim as the fact-checker worded it")
+    publisher: str
+    verdict: str = Field(description="the rating as published ('' when the source has none)")
+    normalised_verdict: str = Field(description="supported | refuted | mixed | unverifiable | other | unknown")
+    url: str | None
+    date: dt.date | None = Field(description="when the fact-check was published")
+    title: str = ""
+    score: float = Field(description="the match score (shown only at or above the memory's threshold)")
+    sources: tuple[str, ...] = Field(default=(), description="the datasets that hold it")
+
+
+class CheckedBefore(_Part):
+    """The "Checked before" section: published fact-checks of the claim, kept apart from the evidence."""
+
+    matches: tuple[PriorCheck, ...] = Field(description="best match first; empty when none reaches the threshold")
+    threshold: float = Field(description="the match score a fact-check needs to be shown")
+    published_before: dt.date | None = Field(description="only fact-checks published before this day (the claim's)")
+    memory: str = Field(description="the fact-check memory searched")
+    note: str = INDEPENDENT
+
+
 class TimelineEntry(_Part):
     passage_id: str
     published: dt.date | None
@@ -222,14 +255,17 @@ class Leakage(_Part):
 class Report(_Part):
     """What ``check`` found for one claim, in the documented ``factscout-report/1`` layout."""
 
-    _KEYS = ("format", "claim_id", "claim", "date", "queries", "evidence", "verdict", "timeline", "leakage",
-             "provenance")  # fmt: skip
+    _KEYS = ("format", "claim_id", "claim", "date", "queries", "checked_before", "evidence", "verdict", "timeline",
+             "leakage", "provenance")  # fmt: skip
 
     format: Literal["factscout-report/1"] = FORMAT
     claim_id: str
     claim: str
     date: dt.date | None
     queries: tuple[PlannedQuery, ...]
+    checked_before: CheckedBefore | None = Field(
+        default=None, description="published fact-checks of the claim (null: no fact-check memory was searched)"
+    )
     evidence: tuple[Evidence, ...] = Field(description="best first")
     verdict: VerdictSummary
     provenance: dict[str, Any] = Field(
@@ -292,6 +328,7 @@ def assemble(
     stances: Sequence[Stance],
     verdict: Verdict,
     provenance: Mapping[str, Any],
+    checked_before: CheckedBefore | None = None,
 ) -> Report:
     """The report of ``claim``: each read passage (``hits[i]`` read as ``passages[i]``) with its
     ``selected`` sentences, each marked with the side the verdict counted it for and its stance
@@ -331,6 +368,7 @@ def assemble(
         claim=claim.text,
         date=claim.date,
         queries=tuple(PlannedQuery(query_id=q.query_id, text=q.text, origin=q.origin) for q in queries),
+        checked_before=checked_before,
         evidence=tuple(evidence),
         verdict=VerdictSummary.of(verdict),
         provenance=dict(provenance),

@@ -49,7 +49,7 @@ from factscout.records import Claim
 from factscout.report import Report
 from factscout.serve.examples import examples_for
 from factscout.serve.jobs import ClaimTask, JobStore, JobWorker
-from factscout.serve.page import evidence_view, templates, timeline_view
+from factscout.serve.page import checked_before_view, evidence_view, templates, timeline_view
 from factscout.serve.responses import (
     ERRORS,
     ErrorResponse,
@@ -398,6 +398,7 @@ def _report_context(context: dict[str, Any], report: dict[str, Any], service: Se
     context["report"] = report
     context["groups"] = evidence_view(report, service.store)
     context["timeline"] = timeline_view(report)
+    context["checked_before"] = checked_before_view(report)
     context["query_text"] = {q["query_id"]: q["text"] for q in report["queries"]}
 
 

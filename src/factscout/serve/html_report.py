@@ -31,7 +31,7 @@ from typing import Any
 from factscout import __version__
 from factscout.errors import InputError
 from factscout.report import VERDICTS, Report
-from factscout.serve.page import evidence_view, templates, timeline_view
+from factscout.serve.page import checked_before_view, evidence_view, templates, timeline_view
 
 HERE = Path(__file__).resolve().parent
 CSS = HERE / "static" / "app.css"
@@ -89,6 +89,7 @@ def render_html(
             "anchor": f"claim-{i + 1}",
             "groups": evidence_view(d, store if store is not None else {}),
             "timeline": timeline_view(d),
+            "checked_before": checked_before_view(d),
             "provenance": _provenance(d),
         }
         for i, d in enumerate(dicts)

@@ -102,6 +102,15 @@ def evidence_view(report: dict[str, Any], store: Any) -> list[dict[str, Any]]:
     return groups
 
 
+def checked_before_view(report: dict[str, Any]) -> dict[str, Any] | None:
+    """The report's "Checked before" section with a link for each fact-check whose url is http(s)
+    (``None`` when no fact-check memory was searched)."""
+    section = report.get("checked_before")
+    if not section:
+        return None
+    return {**section, "matches": [{**m, "link": source_link(m.get("url"))} for m in section["matches"]]}
+
+
 def timeline_view(report: dict[str, Any]) -> dict[str, Any]:
     """Positions (x in an 800-wide SVG) of the dated evidence and the claim date."""
     claim_day = dt.date.fromisoformat(report["date"]) if report.get("date") else None
