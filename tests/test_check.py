@@ -67,6 +67,7 @@ def test_report_json_is_stable_and_round_trips(reports):
         "claim",
         "date",
         "queries",
+        "checked_before",
         "evidence",
         "verdict",
         "timeline",

@@ -22,7 +22,19 @@ from .conftest import CLAIM_ID
 # The top-level fields each endpoint returned before the response models (pinned: a rename breaks clients).
 HEALTH = {"status", "passages", "retriever", "index", "planner", "policy", "qrels"}
 HEALTH |= {"pending", "max_pending", "done", "rejected", "largest_batch"}
-REPORT = {"format", "claim_id", "claim", "date", "queries", "evidence", "verdict", "timeline", "leakage", "provenance"}
+REPORT = {
+    "format",
+    "claim_id",
+    "claim",
+    "date",
+    "queries",
+    "checked_before",
+    "evidence",
+    "verdict",
+    "timeline",
+    "leakage",
+    "provenance",
+}
 EVIDENCE = {"passage_id", "doc_id", "title", "url", "published", "days_from_claim", "after_claim", "rank", "score"}
 EVIDENCE |= {"found_by", "stance", "sentences"}
 SEARCH_HIT = {"rank", "passage_id", "doc_id", "title", "score", "published", "url", "text"}
