@@ -32,7 +32,7 @@ def dev_stances(k: int, stance: str = "cross") -> dict[str, tuple[list[str], lis
     """Per domain: the gold verdicts and, per claim, every stance ``check`` found (k passages)."""
     from factscout.retrieve import build_retriever
     from factscout.training.splits import read_heldout_ids
-    from factscout.training.stance_pairs import scifact_dev_ids
+    from factscout.training.stance.pairs import scifact_dev_ids
     from factscout.verify.stance import to_stance
 
     settings = CheckSettings(stance=stance, min_verdict_confidence=0.0)

@@ -33,8 +33,8 @@ def test_every_sub_command_has_help(name):
 def test_option_defaults_are_the_trainers_defaults():
     from factscout.cli.train import stance
     from factscout.cli.train_staged import stance_cross
-    from factscout.training.stance import HeadConfig
-    from factscout.training.stance_cross import CrossConfig
+    from factscout.training.stance.cross import CrossConfig
+    from factscout.training.stance.head import HeadConfig
 
     def defaults(fn):
         import inspect

@@ -8,7 +8,7 @@ import pytest
 
 from factscout.errors import MissingDependency, UnknownName
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS
-from factscout.training.augment import (
+from factscout.training.stance.augment import (
     augment_pairs,
     change_number,
     negate,
@@ -20,7 +20,7 @@ from factscout.training.augment import (
     swap_subject,
     toggle_negation,
 )
-from factscout.training.stance_data import LABEL_ID, Pair
+from factscout.training.stance.data import LABEL_ID, Pair
 
 # SciFact abstract sentences
 ALIROCUMAB = (

@@ -4,7 +4,7 @@ import numpy as np
 from typer.testing import CliRunner
 
 from factscout.cli.train import app
-from factscout.training.dense import TrainConfig, batches
+from factscout.training.dense.trainer import TrainConfig, batches
 
 
 def test_batches_keep_sources_apart_and_cap():

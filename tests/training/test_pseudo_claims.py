@@ -5,7 +5,7 @@ import pytest
 from factscout.errors import InputError
 from factscout.records import Passage
 from factscout.text.sentences import sentences_of
-from factscout.training.pseudo_claims import (
+from factscout.training.rewrite.pseudo_claims import (
     PseudoClaimSet,
     claim_like_reason,
     cut_span,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from factscout.training.stance_card_domains import BEGIN, END, rewrite, section
+from factscout.training.stance.card_domains import BEGIN, END, rewrite, section
 
 MODELS = Path(__file__).resolve().parents[2] / "src" / "factscout" / "verify" / "models"
 

@@ -11,7 +11,7 @@ import pytest
 from factscout.errors import MissingDependency
 from factscout.evaluate.consistency import EXPECTED, KINDS, SUBJECT
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, SUPPORTS, Claim
-from factscout.training.stance_consistency import (
+from factscout.training.stance.consistency import (
     FRAMES,
     MAX_UNRELATED_OVERLAP,
     SUITE_DOMAINS,
@@ -25,8 +25,8 @@ from factscout.training.stance_consistency import (
     swapped_subject_set,
     training_support_pairs,
 )
-from factscout.training.stance_data import LABEL_ID, Pair
-from factscout.training.stance_pairs import content_words
+from factscout.training.stance.data import LABEL_ID, Pair
+from factscout.training.stance.pairs import content_words
 
 # SciFact train claims with one of their rationale sentences (supports)
 SCIFACT_SUPPORT = [
@@ -128,7 +128,7 @@ def test_swapped_subject_set_is_deterministic_and_sized(nlp):
 
 def test_swapped_subject_set_shares_the_size_among_sources():
     from factscout.evaluate.consistency import ConsistencyCase
-    from factscout.training.stance_consistency import _share_out
+    from factscout.training.stance.consistency import _share_out
 
     def cases(source: str, n: int) -> list[ConsistencyCase]:
         return [ConsistencyCase(f"{source}/{i}/subject/1", source, str(i), SUBJECT, "a b", "c d") for i in range(n)]
@@ -270,7 +270,7 @@ def test_light_rewrite():
 
 
 def test_a_domain_without_a_loader_is_skipped_with_a_note(caplog):
-    with caplog.at_level(logging.WARNING, logger="factscout.training.stance_consistency"):
+    with caplog.at_level(logging.WARNING, logger="factscout.training.stance.consistency"):
         assert suite_claims(SuiteDomain("nope", "no-such-dataset", "dev", "")) is None
     assert "no-such-dataset" in caplog.text
 
@@ -305,7 +305,7 @@ def test_suite_domains_hold_their_heldout_claims(data):
 @pytest.mark.slow
 @pytest.mark.dataset
 def test_the_challenge_set_has_300_swapped_subject_pairs_from_the_training_sources(data, nlp):
-    from factscout.training.stance_pairs import default_exclusions
+    from factscout.training.stance.pairs import default_exclusions
 
     pairs = training_support_pairs()
     assert {p.source for p in pairs} == {"scifact", "covidfact"} and not {

@@ -9,8 +9,8 @@ import pytest
 
 from factscout.errors import BadModel, InputError
 from factscout.nn.activations import softmax
-from factscout.training.stance_cross import BUNDLE_FORMAT, CrossConfig, file_pairs, fit
-from factscout.training.stance_eval import expected_calibration_error, fit_temperature
+from factscout.training.stance.cross import BUNDLE_FORMAT, CrossConfig, file_pairs, fit
+from factscout.training.stance.evaluation import expected_calibration_error, fit_temperature
 
 
 def test_fit_temperature_recovers_the_temperature_that_made_the_labels():
@@ -231,7 +231,7 @@ def test_a_soup_is_the_mean_of_its_seeds_fits_and_the_file_says_so(tmp_path):
     from tiny_nli import tiny_mpnet
 
     from factscout.nn.adapters import trainable_state
-    from factscout.training.stance_cross import Pair, train_model, train_soup
+    from factscout.training.stance.cross import Pair, train_model, train_soup
 
     folder = str(tiny_mpnet(tmp_path / "mpnet"))
     pairs = [Pair("scifact", "", c, s, y) for c, s, y, _, _ in _bundle()["pairs"]]
@@ -258,7 +258,7 @@ def test_a_soup_is_the_mean_of_its_seeds_fits_and_the_file_says_so(tmp_path):
 
 
 def test_the_card_names_a_soups_fits_and_says_nothing_without_one():
-    from factscout.training.stance_cross_report import _soup_lines
+    from factscout.training.stance.cross_report import _soup_lines
 
     assert _soup_lines({"epochs": []}) == []
     fits = [{"seed": 13, "best_dev_macro_f1": 0.49}, {"seed": 14, "best_dev_macro_f1": 0.5}]

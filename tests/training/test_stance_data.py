@@ -1,7 +1,7 @@
 """The stance trainer's negation augmentation on real sentences (spaCy's parser, loaded once)."""
 
 from factscout.records import REFUTES, SUPPORTS
-from factscout.training.stance_data import LABEL_ID, Pair, negation_pairs
+from factscout.training.stance.data import LABEL_ID, Pair, negation_pairs
 
 
 def test_negation_pairs_negate_each_side_of_a_supporting_pair_and_label_it_refutes():

@@ -7,7 +7,7 @@ import collections
 import numpy as np
 import pytest
 
-from factscout.training.stance_domains import domain_rows, healthver_rows, mean_macro_f1, score_rows
+from factscout.training.stance.domains import domain_rows, healthver_rows, mean_macro_f1, score_rows
 
 
 def test_score_rows_and_mean():

@@ -28,7 +28,7 @@ def _bundle(path):
 
 
 def test_dry_run_runs_the_plan(tmp_path, monkeypatch):
-    from factscout.training import stance_gpu
+    from factscout.training.stance import gpu as stance_gpu
     from factscout.verify.cross_stance import CrossStanceModel
 
     monkeypatch.setenv("FACTSCOUT_MINILM_DIR", str(tiny_bert(tmp_path / "bert")))
@@ -55,7 +55,7 @@ def test_dry_run_runs_the_plan(tmp_path, monkeypatch):
 def test_a_job_that_no_longer_fits_is_skipped(tmp_path, monkeypatch):
     import time
 
-    from factscout.training import stance_gpu
+    from factscout.training.stance import gpu as stance_gpu
 
     monkeypatch.setenv("FACTSCOUT_MINILM_DIR", str(tiny_bert(tmp_path / "bert")))
     bundle = stance_gpu.read_bundle(_bundle(tmp_path / "bundle.json.gz"))

@@ -11,7 +11,7 @@ from factscout.datasets import averitec, scifact
 from factscout.errors import DataNotFound, UnknownName
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Passage
 from factscout.training.splits import read_heldout_ids
-from factscout.training.stance_pairs import (
+from factscout.training.stance.pairs import (
     averitec_stance_pairs,
     build_stance_pairs,
     checkthat_stance_pairs,
@@ -225,7 +225,7 @@ def test_write_pairs_and_counts(tmp_path, mini_pairs):
 
 def test_cli_writes_pairs_and_prints_the_table(tmp_path, monkeypatch, mini_pairs):
     from factscout.cli.main import app
-    from factscout.training import stance_pairs
+    from factscout.training.stance import pairs as stance_pairs
 
     asked = {}
 
@@ -284,8 +284,8 @@ def test_dev_claims_are_those_stance_cross_chooses_on():
     except DataNotFound as exc:
         pytest.skip(str(exc))
     train, heldout = split_scifact(claims, seed=SEED)
-    from factscout.training.stance_cross import CrossConfig
-    from factscout.training.stance_pairs import DEV_FRACTION
+    from factscout.training.stance.cross import CrossConfig
+    from factscout.training.stance.pairs import DEV_FRACTION
 
     assert CrossConfig().dev_fraction == DEV_FRACTION
     _, dev = split_scifact(train, heldout_fraction=DEV_FRACTION, seed=SEED + 1)  # as stance_cross.run

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from factscout.records import Claim
-from factscout.training.stance_data import LABEL_ID
-from factscout.training.stance_pairs import consistency_pairs, content_words, evidence_stance_pairs, row_stance_pairs
+from factscout.training.stance.data import LABEL_ID
+from factscout.training.stance.pairs import consistency_pairs, content_words, evidence_stance_pairs, row_stance_pairs
 
 pytestmark = pytest.mark.dataset
 
@@ -55,7 +55,7 @@ def test_healthver_and_nli_rows(loaded):
 
 def test_built_set_keeps_healthver_dev_part_and_citint_ids_apart():
     from factscout.datasets.healthver import dev_part_ids
-    from factscout.training.stance_pairs import build_stance_pairs
+    from factscout.training.stance.pairs import build_stance_pairs
 
     pairs = build_stance_pairs(sources=["healthver", "citint"], augment=False, consistency=0)
     hv = [p for p in pairs if p.origin == "healthver"]
@@ -66,7 +66,7 @@ def test_built_set_keeps_healthver_dev_part_and_citint_ids_apart():
 
 
 def test_consistency_pairs():
-    from factscout.training.stance_data import Pair
+    from factscout.training.stance.data import Pair
 
     texts = [
         "Aspirin lowers the risk of colorectal cancer.",
@@ -93,7 +93,8 @@ def test_consistency_pairs():
 
 def test_cli_literals_match_the_builder():
     from factscout.cli import train as cli
-    from factscout.training import stance_pairs, stance_sources
+    from factscout.training.stance import pairs as stance_pairs
+    from factscout.training.stance import sources as stance_sources
 
     assert cli.PAIR_SOURCES == stance_pairs.SOURCES
     assert cli.CONSISTENCY_CLAIMS == stance_sources.CONSISTENCY_CLAIMS

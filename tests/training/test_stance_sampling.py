@@ -7,9 +7,9 @@ import pytest
 
 from factscout.errors import InputError
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, SUPPORTS
-from factscout.training.stance import group_balanced_weights, label_balanced_sample
-from factscout.training.stance_data import LABEL_ID, read_stance_pairs
-from factscout.training.stance_pairs import StancePair, write_stance_pairs
+from factscout.training.stance.data import LABEL_ID, read_stance_pairs
+from factscout.training.stance.head import group_balanced_weights, label_balanced_sample
+from factscout.training.stance.pairs import StancePair, write_stance_pairs
 
 # the new pair set's shape in small: refutes the majority, supports the rarest
 LABELS = [1] * 51 + [0] * 15 + [2] * 34

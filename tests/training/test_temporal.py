@@ -8,7 +8,7 @@ from factscout.datasets import load_dataset
 from factscout.temporal.joint import FrozenEncoder, JointModel
 from factscout.temporal.rankings import METHODS
 from factscout.training.loop import derive_seed, deterministic_training
-from factscout.training.temporal import (
+from factscout.training.temporal.trainer import (
     DomainResult,
     Featurizer,
     TrainSettings,
@@ -220,7 +220,7 @@ _CHILD = """
 import hashlib, io, json, sys
 import torch
 from factscout.datasets import load_dataset
-from factscout.training.temporal import (
+from factscout.training.temporal.trainer import (
     Featurizer, TrainSettings, bilstm_vectors, examples_from, run_method, train_bilstm_encoders)
 settings = TrainSettings(pretrain_epochs=1, finetune_epochs=1, hidden=16, embedding_dim=8, lstm_hidden=4,
                          encoder_epochs=1, seed=5)

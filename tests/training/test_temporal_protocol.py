@@ -6,9 +6,9 @@ import torch
 
 from factscout.datasets import load_dataset
 from factscout.errors import InputError
-from factscout.training import temporal_protocol as protocol
-from factscout.training.temporal import DomainResult, TrainSettings, examples_from
-from factscout.training.temporal_data import in_validation, published_before_claim, validation_split
+from factscout.training.temporal import protocol
+from factscout.training.temporal.data import in_validation, published_before_claim, validation_split
+from factscout.training.temporal.trainer import DomainResult, TrainSettings, examples_from
 
 TINY = TrainSettings(
     pretrain_epochs=2, finetune_epochs=1, hidden=16, embedding_dim=8, lstm_hidden=4, encoder_epochs=1, batch_size=8

@@ -13,15 +13,15 @@ from factscout.errors import InputError
 from factscout.records import STANCE_LABELS, Claim, Hit, Ranking, Sentence, Stance
 from factscout.retrieve import build_retriever
 from factscout.text.sentences import sentences_of
-from factscout.training.verdict_aggregator import (
+from factscout.training.verdict.aggregator import (
     AggregatorConfig,
     choose_model,
     expected_calibration_error,
     fit_temperature,
     train_and_evaluate,
 )
-from factscout.training.verdict_aggregator_card import model_card
-from factscout.training.verdict_evidence import (
+from factscout.training.verdict.aggregator_card import model_card
+from factscout.training.verdict.evidence import (
     EVIDENCE_FORMAT,
     OOF_RECIPE,
     ClaimEvidence,

@@ -43,7 +43,7 @@ def stance(
         bool, typer.Option("--ablations", help="also train the data-source / logistic-regression variants (slower)")
     ] = False,
 ) -> None:
-    from factscout.training.stance import HeadConfig, run
+    from factscout.training.stance.head import HeadConfig, run
 
     set_torch_threads(2)
     config = HeadConfig(hidden=hidden, epochs=epochs, lr=lr, seed=seed)
@@ -66,7 +66,7 @@ def selector(
     quick: Annotated[bool, typer.Option("--quick", help="smoke run: few claims, 3 epochs (not for shipping)")] = False,
     epochs: Annotated[int | None, typer.Option(help="maximum epochs for model selection")] = None,
 ) -> None:
-    from factscout.training.selector import MAX_EPOCHS, TrainConfig, run
+    from factscout.training.selector.trainer import MAX_EPOCHS, TrainConfig, run
 
     config = TrainConfig(max_epochs=epochs or (3 if quick else MAX_EPOCHS))
     run(out, quick=quick, config=config)
@@ -79,7 +79,7 @@ def classifier(
     folds: Annotated[int, typer.Option()] = 5,
     seed: Annotated[int, typer.Option()] = 13,
 ) -> None:
-    from factscout.training.classifier import MODEL_NAME, train
+    from factscout.training.verdict.classifier import MODEL_NAME, train
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     metrics = train(out, folds=folds, seed=seed)
@@ -100,11 +100,11 @@ def qgen(
     data: Annotated[str | None, typer.Option(help="data folder (default: $FACTSCOUT_DATA or ../shared/data)")] = None,
 ) -> None:
     from factscout.nn import sha256_of
-    from factscout.training.qgen import train_default
+    from factscout.training.qgen.trainer import train_default
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     path = train_default(out, root=data)
-    logging.getLogger("factscout.training.qgen").info("wrote %s (sha256 %s)", path, sha256_of(path))
+    logging.getLogger("factscout.training.qgen.trainer").info("wrote %s (sha256 %s)", path, sha256_of(path))
 
 
 class DenseStage(str, enum.Enum):
@@ -147,7 +147,7 @@ def dense(
 
     from factscout.formats.npz import save_npz
     from factscout.retrieve.adapter import MODEL_FILE
-    from factscout.training import dense as trainer
+    from factscout.training.dense import trainer
 
     config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
     config = override(config, epochs=epochs, lr=lr, batch_size=batch_size, hard_negatives=hard_negatives)
@@ -243,7 +243,7 @@ def rewrite(
     from factscout.rewrite.pointer import PointerConfig
     from factscout.rewrite.policy import REWARD_MODES, ClassifierConfig, DtConfig, save_policy
     from factscout.rewrite.trajectories import read_trajectories
-    from factscout.training.rewrite import (
+    from factscout.training.rewrite.trainer import (
         POLICY_TRAINERS,
         TrainResult,
         TrainSettings,
@@ -269,7 +269,7 @@ def rewrite(
     if policy == "pointer":
         from factscout.formats.beir import read_corpus
         from factscout.rewrite.keywords import IdfTable
-        from factscout.training.rewrite_pointer import pointer_stop_claims, step_limit, train_pointer
+        from factscout.training.rewrite.pointer import pointer_stop_claims, step_limit, train_pointer
 
         pconfig = PointerConfig(
             hidden=hidden or 128,
@@ -348,7 +348,7 @@ def rewrite_ranker(
     from factscout.retrieve import build_retriever
     from factscout.rewrite.policy import save_policy
     from factscout.rewrite.ranker import RankerConfig
-    from factscout.training.rewrite_ranker import RankerSettings, train_ranker
+    from factscout.training.rewrite.ranker import RankerSettings, train_ranker
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     passages = list(read_corpus(corpus))
@@ -402,7 +402,7 @@ def stance_pairs(
     from rich.table import Table
 
     from factscout.records import STANCE_LABELS
-    from factscout.training.stance_pairs import build_stance_pairs, counts_of, default_exclusions, write_stance_pairs
+    from factscout.training.stance.pairs import build_stance_pairs, counts_of, default_exclusions, write_stance_pairs
 
     started = time.perf_counter()
     excluded = None
@@ -457,7 +457,7 @@ def verdict_aggregator(
     oof_head: Annotated[bool, typer.Option("--oof-head/--no-oof-head", help=_OOF)] = True,
     seed: Annotated[int, typer.Option()] = 13,
 ) -> None:
-    from factscout.training.verdict_aggregator import AggregatorConfig, run
+    from factscout.training.verdict.aggregator import AggregatorConfig, run
 
     set_torch_threads(2)
     config = AggregatorConfig(seed, k, stance, retriever, oof_head=oof_head, limit_claims=limit_claims)

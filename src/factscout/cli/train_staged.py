@@ -76,7 +76,7 @@ def stance_cross(
 ) -> None:
     import json
 
-    from factscout.training import stance_cross as trainer
+    from factscout.training.stance import cross as trainer
 
     set_torch_threads(2)
     config = trainer.CrossConfig(
@@ -101,7 +101,7 @@ def stance_cross(
         trainer.run(out, config, say=say, command=command)
         return
     if stage is Stage.REPORT:
-        from factscout.training.stance_cross_report import report
+        from factscout.training.stance.cross_report import report
 
         note = note_file.read_text().strip() if note_file else None
         report(out / trainer.MODEL_FILE.name, config, out, say=say, command=command, note=note, device=device)
@@ -166,7 +166,7 @@ def rerank(
 
     from factscout.formats.npz import save_npz
     from factscout.rerank.cross_encoder import MODEL_FILE
-    from factscout.training import rerank as trainer
+    from factscout.training.rerank import trainer
 
     config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
     config = override(config, epochs=epochs, negatives=negatives, max_length=max_length, lr=lr)

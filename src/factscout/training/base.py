@@ -38,17 +38,21 @@ def _add(name: str, module: str, summary: str) -> None:
     TRAINERS.register(name)(TrainerInfo(name, f"factscout.training.{module}", summary))
 
 
-_add("stance", "stance", "the stance head (SBERT-NLI features of frozen MiniLM embeddings)")
-_add("stance-cross", "stance_cross", "the stance cross-encoder (MiniLM, LoRA or full fine-tuning, 3-class head)")
-_add("rerank", "rerank", "the cross-encoder re-ranker (LoRA over MiniLM)")
-_add("selector", "selector", "the BIO sentence tagger (evidence selector)")
-_add("classifier", "classifier", "the verdict classifier (claim + evidence features)")
-_add("qgen", "qgen", "the qgen query generator")
-_add("dense", "dense", "the dense retriever's encoder adapter (LoRA over MiniLM)")
-_add("verdict-aggregator", "verdict_aggregator", "the learned verdict aggregator (top-k stances -> calibrated verdict)")
-_add("rewrite", "rewrite", "a rewrite policy (decision transformer or one-action classifier) from BFS trajectories")
+_add("stance", "stance.head", "the stance head (SBERT-NLI features of frozen MiniLM embeddings)")
+_add("stance-cross", "stance.cross", "the stance cross-encoder (MiniLM, LoRA or full fine-tuning, 3-class head)")
+_add("rerank", "rerank.trainer", "the cross-encoder re-ranker (LoRA over MiniLM)")
+_add("selector", "selector.trainer", "the BIO sentence tagger (evidence selector)")
+_add("classifier", "verdict.classifier", "the verdict classifier (claim + evidence features)")
+_add("qgen", "qgen.trainer", "the qgen query generator")
+_add("dense", "dense.trainer", "the dense retriever's encoder adapter (LoRA over MiniLM)")
+_add("verdict-aggregator", "verdict.aggregator", "the learned verdict aggregator (top-k stances -> calibrated verdict)")
+_add(
+    "rewrite",
+    "rewrite.trainer",
+    "a rewrite policy (decision transformer or one-action classifier) from BFS trajectories",
+)
 _add(
     "rewrite-ranker",
-    "rewrite_ranker",
+    "rewrite.ranker",
     "the candidate-ranking rewrite policy (learned from the endpoint's rewards; no trajectories)",
 )

@@ -12,7 +12,7 @@ Only LoRA adapters (Hu et al. 2022) on the attention projections train; they shi
 ``dense_minilm_lora.npz`` and load with :class:`factscout.retrieve.adapter.FineTunedEncoder`
 (encoder name ``minilm-ft``). The LoRA layers and the backbone loading are those of the
 cross-encoder re-ranker (:func:`factscout.nn.backbone.build_network`); the claim split is
-that of :mod:`factscout.training.rerank`.
+that of :mod:`factscout.training.rerank.trainer`.
 
 Stages (``--stage all`` chains them in one process on the CPU; run one at a time through
 ``--bundle`` so that ``fit`` and ``encode`` can run on a GPU machine, which needs only torch,
@@ -48,9 +48,9 @@ from factscout.errors import InputError
 from factscout.nn.backbone import DEFAULT_BACKBONE, backbone_path, build_network
 from factscout.retrieve.adapter import MODEL_FILE, save_adapter
 from factscout.training.cards import write_card, write_metrics
-from factscout.training.dense_card import model_card
+from factscout.training.dense.card import model_card
 from factscout.training.loop import LoraTrainConfig, adamw_with_warmup, optimizer_step
-from factscout.training.rerank import training_groups
+from factscout.training.rerank.trainer import training_groups
 from factscout.training.splits import HELDOUT_FILE, positives, read_heldout_ids, split_dev
 
 MEASURES = ("nDCG@10", "R@100")

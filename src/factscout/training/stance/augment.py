@@ -14,7 +14,7 @@ the edited text, or ``None`` when it does not apply:
 - :func:`swap_direction`: the first direction word swapped, inflection kept
   ("reduced" -> "increased", "higher" -> "lower", "prevents" -> "causes");
 - :func:`swap_association`: "is associated" <-> "is not associated";
-- :func:`negate` (the rule in :mod:`factscout.training.stance_data`) and :func:`remove_negation`;
+- :func:`negate` (the rule in :mod:`factscout.training.stance.data`) and :func:`remove_negation`;
 - :func:`change_number`: a number moved outside +-20% (doubled, or halved for a percentage
   above 50; "twice" <-> "half as"), units untouched;
 - :func:`swap_antonym`: an adjective or verb replaced by its WordNet antonym, only where WordNet
@@ -23,7 +23,7 @@ the edited text, or ``None`` when it does not apply:
   same type from other claims of the same source ("bladder cancer" -> "pancreatic cancer").
 
 Two opt-in edits keep or restore support, so that a polarity word alone does not predict the
-label (why and what they gave: ``training/STANCE_PAIRS.md``): ``both``, one :data:`BOTH_SIDES`
+label (why and what they gave: ``training/stance/STANCE_PAIRS.md``): ``both``, one :data:`BOTH_SIDES`
 edit made on the claim *and* the sentence of a supporting pair; ``reflip``, a refuting pair's
 claim with its "not" toggled (:func:`toggle_negation`). Both are labelled supports.
 
@@ -41,8 +41,8 @@ from functools import lru_cache
 from typing import Any
 
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, SUPPORTS, StanceLabel
-from factscout.training.polarity_words import DIRECTION
-from factscout.training.stance_data import LABEL_ID, Pair, negate
+from factscout.training.stance.data import LABEL_ID, Pair, negate
+from factscout.training.stance.polarity_words import DIRECTION
 
 __all__ = [
     "REFUTING",

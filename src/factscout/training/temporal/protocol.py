@@ -1,7 +1,7 @@
 """The honest protocol for the time-aware models: choices on a validation split of MultiFC train,
 figures as the mean over seeds with a paired test against ``base``.
 
-* MultiFC train is split by claim id (:func:`~factscout.training.temporal_data.validation_split`,
+* MultiFC train is split by claim id (:func:`~factscout.training.temporal.data.validation_split`,
   15% by default) into a *fit* split the models train on and a *validation* split.
 * Every seed trains its own BiLSTM encoders and every method's model on the fit split
   (:func:`run_protocol`), and scores the validation split and the *scored* split (MultiFC dev,
@@ -28,7 +28,8 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.temporal.rankings import METHODS
-from factscout.training.temporal import (
+from factscout.training.temporal.data import VALIDATION_SHARE, published_before_claim, validation_split
+from factscout.training.temporal.trainer import (
     ALL_METHODS,
     DomainResult,
     Example,
@@ -40,7 +41,6 @@ from factscout.training.temporal import (
     run_method,
     train_bilstm_encoders,
 )
-from factscout.training.temporal_data import VALIDATION_SHARE, published_before_claim, validation_split
 
 log = logging.getLogger(__name__)
 

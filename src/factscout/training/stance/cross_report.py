@@ -1,6 +1,6 @@
 """The report stage of ``factscout train stance-cross``: calibration, count rule, held-out scores,
-and the model card (:mod:`factscout.training.stance_cross` holds the data and fit stages,
-:mod:`factscout.training.stance_cross_config` what the stages share)."""
+and the model card (:mod:`factscout.training.stance.cross` holds the data and fit stages,
+:mod:`factscout.training.stance.cross_config` what the stages share)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from factscout.nn.activations import softmax
 from factscout.records import Claim
 from factscout.select.threshold import DEFAULT_THRESHOLD
 from factscout.training.cards import licence_of, write_card, write_metrics
-from factscout.training.stance_cross_config import (
+from factscout.training.stance.cross_config import (
     CARD_FILE,
     FIT_LOG,
     METRICS_FILE,
@@ -29,8 +29,8 @@ from factscout.training.stance_cross_config import (
     quiet,
     scifact_parts,
 )
-from factscout.training.stance_data import LABEL_ID, SCIFACT_VERDICT, Pair
-from factscout.training.stance_eval import (
+from factscout.training.stance.data import LABEL_ID, SCIFACT_VERDICT, Pair
+from factscout.training.stance.evaluation import (
     best_similarity_threshold,
     bootstrap_macro_f1,
     claim_stances,
@@ -196,7 +196,7 @@ def _data_note(r: dict[str, Any]) -> str:
     if r["config"].get("pairs"):
         return split + (
             f"Training pairs: `{r['config']['pairs']}` (`factscout train stance-pairs`; sources, licences and "
-            "counts in `training/STANCE_PAIRS.md`), none from a dev or held-out SciFact claim."
+            "counts in `training/stance/STANCE_PAIRS.md`), none from a dev or held-out SciFact claim."
         )
     return split + f"COVID-Fact states no licence ({licence_of('covidfact')}); negation pairs are derived from SciFact."
 

@@ -48,7 +48,7 @@ from factscout.records import Query, Ranking
 from factscout.rerank.cross_encoder import MODEL_FILE, CrossEncoderReranker, rerank_with_scores
 from factscout.training.cards import write_card, write_metrics
 from factscout.training.loop import LoraTrainConfig, adamw_with_warmup, optimizer_step
-from factscout.training.rerank_card import model_card
+from factscout.training.rerank.card import model_card
 from factscout.training.splits import HELDOUT_FILE, positives, read_heldout_ids, split_dev
 
 if TYPE_CHECKING:

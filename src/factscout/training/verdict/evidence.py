@@ -1,7 +1,7 @@
 """The verdict aggregator's pipeline pass: what ``check`` hands its verdict method for each claim
 (sentence stances and the fused ranking), kept by a recording verdict method, cached as JSONL, and
 the out-of-fold stance heads that give the training part's claims stances as sharp as unseen
-claims get (see :mod:`factscout.training.verdict_aggregator`)."""
+claims get (see :mod:`factscout.training.verdict.aggregator`)."""
 
 from __future__ import annotations
 
@@ -66,12 +66,12 @@ def pipeline_evidence(
 def oof_heads(train: Sequence[Claim], encoder: Any, seed: int, say: Say = _quiet) -> list[tuple[list[Claim], Any]]:
     """``(fold, head)`` for the 5 claim-group folds of the training part (:func:`folds_of`, as the
     stance head's trainer uses them to tune the count rule): each head is trained with the shipped
-    head's recipe (:class:`~factscout.training.stance.HeadConfig` defaults, SciFact pairs of the
+    head's recipe (:class:`~factscout.training.stance.head.HeadConfig` defaults, SciFact pairs of the
     cited abstracts + negation pairs) on the other folds' claims, embedding with ``encoder`` (the
     pipeline's), so its stances on the fold look like the shipped head's on unseen claims."""
     from factscout.datasets import load_abstract_sentences
-    from factscout.training.stance import HeadConfig, fit_model
-    from factscout.training.stance_data import Embeddings, negation_pairs, scifact_pairs
+    from factscout.training.stance.data import Embeddings, negation_pairs, scifact_pairs
+    from factscout.training.stance.head import HeadConfig, fit_model
 
     pairs = scifact_pairs(train, load_abstract_sentences())
     base = pairs + negation_pairs(pairs)

@@ -49,9 +49,9 @@ from factscout.errors import InputError
 from factscout.records import RULE_VERDICT_LABELS, Claim
 from factscout.training.cards import licence_of, write_card, write_metrics
 from factscout.training.splits import SEED, split_scifact
-from factscout.training.stance_eval import bootstrap_macro_f1
-from factscout.training.verdict_aggregator_card import model_card
-from factscout.training.verdict_evidence import (
+from factscout.training.stance.evaluation import bootstrap_macro_f1
+from factscout.training.verdict.aggregator_card import model_card
+from factscout.training.verdict.evidence import (
     OOF_RECIPE,
     OOF_STANCE,
     ClaimEvidence,

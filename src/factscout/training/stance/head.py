@@ -59,8 +59,8 @@ from factscout.training.splits import (
     split_scifact,
     write_heldout_ids,
 )
-from factscout.training.stance_card import Run, model_card
-from factscout.training.stance_data import (
+from factscout.training.stance.card import Run, model_card
+from factscout.training.stance.data import (
     LABEL_ID,
     SCIFACT_VERDICT,
     SOURCES,
@@ -71,7 +71,7 @@ from factscout.training.stance_data import (
     negation_pairs,
     scifact_pairs,
 )
-from factscout.training.stance_eval import (
+from factscout.training.stance.evaluation import (
     best_similarity_threshold,
     bootstrap_macro_f1,
     claim_stances,

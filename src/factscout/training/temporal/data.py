@@ -3,7 +3,7 @@ vocabulary and token ids, and the :class:`Featurizer` that turns examples into t
 (BiLSTM token ids or frozen MiniLM vectors, evidence-date deltas, temporal ranking targets,
 Δt features and the four rankings' normalised scores), the validation split carved from MultiFC
 train by claim id, and the published-before-claim evidence filter.
-:mod:`factscout.training.temporal` trains on them."""
+:mod:`factscout.training.temporal.trainer` trains on them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""What the stages of ``factscout train stance-cross`` share (:mod:`factscout.training.stance_cross`
-prepares and fits, :mod:`factscout.training.stance_cross_report` reports): the settings
+"""What the stages of ``factscout train stance-cross`` share (:mod:`factscout.training.stance.cross`
+prepares and fits, :mod:`factscout.training.stance.cross_report` reports): the settings
 (:class:`CrossConfig`), the names of the files the stages write, and the SciFact claims split into
 fitting, dev and held-out parts with their pairs and claim-sentence cosines (:func:`scifact_parts`)."""
 
@@ -16,7 +16,7 @@ from factscout.nn.backbone import FINETUNE_MODES
 from factscout.nn.lora import LORA_TARGETS
 from factscout.records import Claim
 from factscout.training.splits import SEED, split_scifact
-from factscout.training.stance_data import Embeddings, Pair, scifact_pairs
+from factscout.training.stance.data import Embeddings, Pair, scifact_pairs
 from factscout.verify.stance import STANCE_LABELS
 
 Say = Callable[[str], None]

@@ -60,7 +60,7 @@ Sources (the pair's ``source`` tag, counted and ablated separately):
     its own negation is refuted and with its subject swapped is not enough info. A model that
     calls a near-copy of the claim a contradiction fails this before it fails anything else.
 ``aug:<name>``
-    Counterfactual edits of every supporting pair above (:mod:`factscout.training.augment`);
+    Counterfactual edits of every supporting pair above (:mod:`factscout.training.stance.augment`);
     an augmented pair keeps the licence of the pair it was made from. ``aug:reflip`` (a refuting
     pair's claim negated: supports) is made only for :data:`CONTRADICTING_SOURCES`, whose
     refuting evidence contradicts the claim's predicate; an AVeriTeC claim is often refuted
@@ -79,8 +79,8 @@ from typing import Any
 
 from factscout.errors import InputError, UnknownName
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Passage, Query, StanceLabel
-from factscout.training.stance_data import Pair, covidfact_pairs
-from factscout.training.stance_sources import (  # noqa: F401  (the other sources' builders, re-exported)
+from factscout.training.stance.data import Pair, covidfact_pairs
+from factscout.training.stance.sources import (  # noqa: F401  (the other sources' builders, re-exported)
     CONSISTENCY_CLAIMS,
     MAX_CHARS,
     OTHER_NEI,
@@ -100,7 +100,7 @@ SOURCES = ("scifact", "covidfact", "averitec", "checkthat", "checkcovid", "citin
 CONTRADICTING_SOURCES = ("scifact", "covidfact", "checkcovid", "citint")
 NLI_SOURCES = ("anli", "sick")
 """Sources whose pairs are not edited: written by annotators as contrasts already."""
-DEV_FRACTION = 0.15  # the SciFact dev part stance_cross.py chooses on (CrossConfig.dev_fraction)
+DEV_FRACTION = 0.15  # the SciFact dev part cross.py chooses on (CrossConfig.dev_fraction)
 BM25_NEI = 3  # BM25 sentences of non-cited abstracts per SciFact claim
 CHECKTHAT_NEI = 2  # non-relevant top-BM25 verified claims per tweet
 
@@ -219,7 +219,7 @@ def _bm25(pool: Sequence[Passage], queries: Sequence[tuple[str, str]], k: int) -
 def covidfact_stance_pairs(claims: Sequence[Claim]) -> list[Pair]:
     """Each gold evidence sentence with the original claim (supports) and with the counter-claims
     (refutes) that share its evidence list (module docstring): the stance trainer's
-    :func:`~factscout.training.stance_data.covidfact_pairs`, texts normalised as every source's."""
+    :func:`~factscout.training.stance.data.covidfact_pairs`, texts normalised as every source's."""
     originals = {tuple(c.meta.get("evidence") or []) for c in claims if c.meta.get("label") == "SUPPORTED"}
     unlinked = sum(
         1 for c in claims if c.meta.get("label") == "REFUTED" and tuple(c.meta.get("evidence") or []) not in originals
@@ -341,7 +341,7 @@ def build_stance_pairs(
 ) -> list[StancePair]:
     """Every stance pair of ``sources`` (module docstring), augmented (:func:`augment_pairs`) when
     ``augment``, deterministic for a ``seed``. ``augmentations``: the edits by name (default
-    :data:`~factscout.training.augment.DEFAULT_AUGMENTATIONS`).
+    :data:`~factscout.training.stance.augment.DEFAULT_AUGMENTATIONS`).
 
     ``exclude_claim_ids``: claims (of any source: the ids do not collide) that give no pair;
     default :func:`default_exclusions` (the SciFact held-out and dev claims). ``mini``: the SciFact
@@ -352,8 +352,8 @@ def build_stance_pairs(
     """
     from factscout.datasets import load_dataset
     from factscout.datasets import scifact as scifact_data
-    from factscout.training.augment import AUGMENTATIONS, DEFAULT_AUGMENTATIONS
     from factscout.training.cards import licence_of
+    from factscout.training.stance.augment import AUGMENTATIONS, DEFAULT_AUGMENTATIONS
 
     for s in sources:
         if s not in SOURCES:
@@ -421,7 +421,7 @@ def build_stance_pairs(
             )
         made = list(pairs)
         if augment and name not in NLI_SOURCES:
-            from factscout.training.augment import augment_pairs
+            from factscout.training.stance.augment import augment_pairs
 
             # a tweet is rarely a declarative sentence: CheckThat's verified claim side is edited only
             names = [e for e in edits if e != "reflip" or name in CONTRADICTING_SOURCES]

@@ -3,9 +3,9 @@
 Three stages, run together or one at a time through a bundle file (``--stage``), so that the
 fit can run on a GPU machine that holds neither the datasets nor the installed backbone package
 (:func:`prepare` -> JSON bundle; :func:`fit` needs only torch, the bundle and a backbone folder;
-:func:`~factscout.training.stance_cross_report.report` scores and writes the card where the data is).
-The settings (:class:`~factscout.training.stance_cross_config.CrossConfig`) and the SciFact split
-the stages share are in :mod:`factscout.training.stance_cross_config`.
+:func:`~factscout.training.stance.cross_report.report` scores and writes the card where the data is).
+The settings (:class:`~factscout.training.stance.cross_config.CrossConfig`) and the SciFact split
+the stages share are in :mod:`factscout.training.stance.cross_config`.
 
 Recipe (fixed seeds):
 
@@ -18,7 +18,7 @@ Recipe (fixed seeds):
    ``max_pairs``; otherwise the built-in recipe: every rationale sentence of the fitting part (SUPPORT -> supports,
    CONTRADICT -> refutes); per claim the ``hard_nei`` non-rationale sentences of its cited
    abstracts most similar to it (MiniLM cosine) and ``random_nei`` others (not enough info);
-   a share of the negation pairs (:func:`~factscout.training.stance_data.negation_pairs`); and a
+   a share of the negation pairs (:func:`~factscout.training.stance.data.negation_pairs`); and a
    balanced sample of COVID-Fact gold evidence pairs (refuted claims there are counter-claims
    that differ from the evidence in a word or two: the contrast a cross-encoder can learn and
    a pooled bi-encoder cannot).
@@ -53,14 +53,14 @@ import numpy as np
 
 from factscout.errors import BadModel, InputError
 from factscout.training.loop import adamw_with_warmup, optimizer_step
-from factscout.training.stance_cross_config import FIT_LOG, CrossConfig, Parts, Say, quiet, scifact_parts
-from factscout.training.stance_data import (
+from factscout.training.stance.cross_config import FIT_LOG, CrossConfig, Parts, Say, quiet, scifact_parts
+from factscout.training.stance.data import (
     Pair,
     covidfact_pairs,
     negation_pairs,
     read_stance_pairs,
 )
-from factscout.training.stance_eval import (
+from factscout.training.stance.evaluation import (
     stance_eval_set,
     stance_scores,
 )
@@ -284,7 +284,7 @@ def prepare(config: CrossConfig, say: Say = quiet, *, parts: Parts | None = None
         "claims": {"fitting": len(parts.fit), "dev": len(parts.dev), "heldout": len(parts.heldout)},
     }
     if config.domains:
-        from factscout.training.stance_domains import domain_rows
+        from factscout.training.stance.domains import domain_rows
 
         bundle["dev_sets"] = {"scifact": scifact_dev} | {
             name: [list(r) for r in rows] for name, rows in domain_rows().items()
@@ -352,7 +352,7 @@ def fit(
 
 def run(out: Path, config: CrossConfig, *, say: Say = quiet, command: str = "") -> dict[str, Any]:
     """All three stages (the recipe of the module docstring) on this machine."""
-    from factscout.training.stance_cross_report import report
+    from factscout.training.stance.cross_report import report
 
     t0 = time.perf_counter()
     parts = scifact_parts(config, say)  # split and embedded once for the prepare and report stages

@@ -3,7 +3,7 @@ where every training pair came from (all origins of stage 1, with their licences
 macro-F1 on each domain's dev pairs and the consistency suite's rates, read from the runs of
 ``benchmarks/stance_domains.py`` and ``benchmarks/consistency.py``.
 
-    python -m factscout.training.stance_card_domains --card CARD.md --counts pairs.jsonl.counts.json \\
+    python -m factscout.training.stance.card_domains --card CARD.md --counts pairs.jsonl.counts.json \\
         --domains benchmarks/results/stance_domains/manifest.json \\
         --consistency benchmarks/results/consistency/manifest.json --model cross
 

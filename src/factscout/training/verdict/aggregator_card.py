@@ -1,12 +1,12 @@
 """The verdict aggregator's model card, from the report of a training run
-(:func:`factscout.training.verdict_aggregator.run`)."""
+(:func:`factscout.training.verdict.aggregator.run`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from factscout.training.verdict_evidence import OOF_RECIPE
+from factscout.training.verdict.evidence import OOF_RECIPE
 
 
 def _row(name: str, s: dict[str, Any], ci: Sequence[float] | None) -> str:

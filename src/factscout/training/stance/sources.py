@@ -1,6 +1,6 @@
 """Stance pairs of the sources added for judgment beyond SciFact (Check-COVID, Citation-Integrity,
 HealthVer, ANLI, SICK) and the consistency pairs, with the pair constructor every source shares;
-:mod:`factscout.training.stance_pairs` assembles them (its docstring says what each source gives).
+:mod:`factscout.training.stance.pairs` assembles them (its docstring says what each source gives).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, SUPPORTS, Claim, StanceLabel
-from factscout.training.stance_data import LABEL_ID, Pair
+from factscout.training.stance.data import LABEL_ID, Pair
 
 MAX_CHARS = 600
 CONSISTENCY_CLAIMS = 800  # claims per source paired with themselves and with unrelated claims

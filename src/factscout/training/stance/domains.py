@@ -5,7 +5,7 @@ alone (:data:`DEV_DOMAINS`):
 
 ``scifact``
     the 92 SciFact dev claims' evaluation pairs (gold rationales + the 2 most claim-similar
-    other sentences per claim: :func:`~factscout.training.stance_eval.stance_eval_set`); the
+    other sentences per claim: :func:`~factscout.training.stance.evaluation.stance_eval_set`); the
     stance cross-encoder's bundle carries them, since they need the MiniLM cosines.
 ``healthver``
     the rows of HealthVer's dev part (:func:`factscout.datasets.healthver.dev_part_ids`: 40% of
@@ -44,7 +44,7 @@ def healthver_rows(path: str | Path | None = None, *, root: str | Path | None = 
     HealthVer's columns, e.g. its test split)."""
     from factscout.datasets import load_dataset
     from factscout.datasets.healthver import dev_part_ids
-    from factscout.training.stance_sources import row_stance_pairs
+    from factscout.training.stance.sources import row_stance_pairs
 
     if path is None:
         keep = dev_part_ids(root)
@@ -57,7 +57,7 @@ def healthver_rows(path: str | Path | None = None, *, root: str | Path | None = 
 def checkcovid_rows(path: str | Path | None = None, *, root: str | Path | None = None) -> Rows:
     """Check-COVID evaluation pairs of the dev split, or of ``path`` (a claims file in its format)."""
     from factscout.datasets import checkcovid, load_dataset
-    from factscout.training.stance_sources import evidence_stance_pairs
+    from factscout.training.stance.sources import evidence_stance_pairs
 
     claims = (
         load_dataset("checkcovid", "dev", root).claims if path is None else load_split_file("checkcovid", path).claims
@@ -68,7 +68,7 @@ def checkcovid_rows(path: str | Path | None = None, *, root: str | Path | None =
 def citint_rows(path: str | Path | None = None, *, root: str | Path | None = None) -> Rows:
     """Citation-Integrity evaluation pairs of the dev split, or of ``path`` (SciFact-format claims)."""
     from factscout.datasets import citint, load_dataset
-    from factscout.training.stance_sources import evidence_stance_pairs
+    from factscout.training.stance.sources import evidence_stance_pairs
 
     claims = load_dataset("citint", "dev", root).claims if path is None else load_split_file("citint", path).claims
     return _rows(evidence_stance_pairs("citint", claims, citint.load_abstract_sentences(root), other_nei=2))

@@ -1,6 +1,6 @@
 """The stance consistency suite and the swapped-subject challenge set: pairs whose label is known
 by construction, made from claims with the counterfactual edits of
-:mod:`factscout.training.augment` (measured by :mod:`factscout.evaluate.consistency`).
+:mod:`factscout.training.stance.augment` (measured by :mod:`factscout.evaluate.consistency`).
 
 The suite (:func:`consistency_suite`) is built from each domain's held-out claims
 (:data:`SUITE_DOMAINS`); every claim gives
@@ -11,12 +11,12 @@ The suite (:func:`consistency_suite`) is built from each domain's held-out claim
   claim, its first word lower-cased unless it is a name or an acronym; and a light rewrite that
   drops a trailing abbreviation in brackets ("leukemia (AML)" -> "leukemia") and adds or drops the
   final full stop. No synonyms: a near-synonym can change a biomedical claim's meaning;
-- ``negation``: the claim negated (:func:`~factscout.training.augment.negate`, refutes);
-- ``direction``: its direction word reversed (:func:`~factscout.training.augment.swap_direction`,
+- ``negation``: the claim negated (:func:`~factscout.training.stance.augment.negate`, refutes);
+- ``direction``: its direction word reversed (:func:`~factscout.training.stance.augment.swap_direction`,
   refutes);
 - ``unrelated``: another claim of the same domain that shares few content words (not enough info);
 - ``subject``: its subject swapped for another of the same type from the domain's other claims
-  (:func:`~factscout.training.augment.swap_subject`, not enough info).
+  (:func:`~factscout.training.stance.augment.swap_subject`, not enough info).
 
 Where an edit does not apply, the claim gives no pair of that kind. A subject swap counts only
 when it is clean (:func:`clean_subject_swap`): a swap that trades a polarity word ("positive
@@ -52,15 +52,15 @@ from factscout.evaluate.consistency import (
     ConsistencyCase,
 )
 from factscout.records import SUPPORTS, Claim
-from factscout.training.augment import SubjectPool, negate, subject_pool, swap_direction, swap_subject
-from factscout.training.polarity_words import DIRECTION as DIRECTION_WORDS
-from factscout.training.stance_data import LABEL_ID, Pair
-from factscout.training.stance_pairs import (
+from factscout.training.stance.augment import SubjectPool, negate, subject_pool, swap_direction, swap_subject
+from factscout.training.stance.data import LABEL_ID, Pair
+from factscout.training.stance.pairs import (
     content_words,
     covidfact_stance_pairs,
     default_exclusions,
     scifact_stance_pairs,
 )
+from factscout.training.stance.polarity_words import DIRECTION as DIRECTION_WORDS
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +232,7 @@ def clean_subject_swap(doc: Any, new_doc: Any, *, about: str = "") -> bool:
 
 
 def subject_swap(doc: Any, pool: SubjectPool, rng: random.Random, nlp: Any, *, about: str = "") -> str | None:
-    """:func:`~factscout.training.augment.swap_subject` drawn up to :data:`SUBJECT_TRIES` times
+    """:func:`~factscout.training.stance.augment.swap_subject` drawn up to :data:`SUBJECT_TRIES` times
     until the swap is clean (:func:`clean_subject_swap`, the new text parsed with ``nlp``);
     None when none is."""
     for _ in range(SUBJECT_TRIES):
@@ -253,7 +253,7 @@ def _overlap(a: set[str], b: set[str]) -> float:
 
 def unrelated_claim(i: int, texts: Sequence[str], content: Sequence[set[str]], rng: random.Random) -> str | None:
     """Another of ``texts`` whose content words (``content``, as
-    :func:`~factscout.training.stance_pairs.content_words` gives them) overlap those of
+    :func:`~factscout.training.stance.pairs.content_words` gives them) overlap those of
     ``texts[i]`` by at most :data:`MAX_UNRELATED_OVERLAP` (Jaccard), drawn with ``rng``; None when
     there is none."""
     options = [j for j in range(len(texts)) if j != i and _overlap(content[i], content[j]) <= MAX_UNRELATED_OVERLAP]
@@ -368,7 +368,7 @@ def suite_claims(domain: SuiteDomain, root: str | Path | None = None) -> list[Cl
 def training_support_pairs(root: str | Path | None = None) -> list[Pair]:
     """The supporting pairs of the stance training sources: the rationale sentences of the SciFact
     fitting claims (train claims less the held-out and dev ones,
-    :func:`~factscout.training.stance_pairs.default_exclusions`) and COVID-Fact's supported
+    :func:`~factscout.training.stance.pairs.default_exclusions`) and COVID-Fact's supported
     claims with their evidence sentences."""
     from factscout.datasets import load_abstract_sentences, load_dataset
 

@@ -20,7 +20,7 @@ from factscout.select.threshold import (
 from factscout.training.splits import (
     SEED,
 )
-from factscout.training.stance_data import (
+from factscout.training.stance.data import (
     LABEL_ID,
     Pair,
 )

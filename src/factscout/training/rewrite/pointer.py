@@ -46,7 +46,7 @@ from factscout.rewrite.pointer import STOP, PointerConfig, PointerPolicy
 from factscout.rewrite.policies import returns_to_go
 from factscout.rewrite.trajectories import Trajectory, manifest_path
 from factscout.training.loop import optimizer_step
-from factscout.training.rewrite import TrainResult, TrainSettings
+from factscout.training.rewrite.trainer import TrainResult, TrainSettings
 
 log = logging.getLogger(__name__)
 _REMOVE = 3 * MAX_POSITIONS

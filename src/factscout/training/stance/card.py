@@ -12,7 +12,7 @@ from factscout.training.cards import licence_of
 from factscout.training.splits import (
     CV_FOLDS,
 )
-from factscout.training.stance_data import (
+from factscout.training.stance.data import (
     DOMAINS,
     SOURCES,
 )

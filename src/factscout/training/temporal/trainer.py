@@ -20,7 +20,7 @@ ranking module is trained with ListMLE against the target ranking of the ``metho
   (:func:`mixture_rank_loss`; one-hot ``π`` gives the single ranking's loss).
 
 ``select_time_aware`` picks, per domain, the temporal ranking with the best micro-F1 on the split
-it is given (the paper's per-domain choice); :mod:`factscout.training.temporal_protocol` makes
+it is given (the paper's per-domain choice); :mod:`factscout.training.temporal.protocol` makes
 every such choice on a validation split of MultiFC train only.
 
 Same seed, same model. Every training entry point (:func:`train_bilstm_encoders`,
@@ -70,37 +70,37 @@ from factscout.temporal.listmle import listmle_loss
 from factscout.temporal.mixture import DELTA_FEATURES
 from factscout.temporal.rankings import METHODS
 from factscout.training.loop import derive_seed, deterministic_training, optimizer_step
-from factscout.training.temporal_data import (
+from factscout.training.temporal.data import (
     ALL_METHODS as ALL_METHODS,
 )
-from factscout.training.temporal_data import (  # re-exported: the trainer's public names
+from factscout.training.temporal.data import (  # re-exported: the trainer's public names
     BASELINES as BASELINES,
 )
-from factscout.training.temporal_data import (
+from factscout.training.temporal.data import (
     MAX_EVIDENCE as MAX_EVIDENCE,
 )
-from factscout.training.temporal_data import (
+from factscout.training.temporal.data import (
     TIME_METHODS as TIME_METHODS,
 )
-from factscout.training.temporal_data import (
+from factscout.training.temporal.data import (
     Example as Example,
 )
-from factscout.training.temporal_data import (
+from factscout.training.temporal.data import (
     Featurizer as Featurizer,
 )
-from factscout.training.temporal_data import (
+from factscout.training.temporal.data import (
     LabelSpace as LabelSpace,
 )
-from factscout.training.temporal_data import (
+from factscout.training.temporal.data import (
     Tensors as Tensors,
 )
-from factscout.training.temporal_data import (
+from factscout.training.temporal.data import (
     build_vocab as build_vocab,
 )
-from factscout.training.temporal_data import (
+from factscout.training.temporal.data import (
     examples_from as examples_from,
 )
-from factscout.training.temporal_data import (
+from factscout.training.temporal.data import (
     token_ids as token_ids,
 )
 

@@ -64,7 +64,7 @@ from factscout.select.threshold import (
 )
 from factscout.training.cards import licence_of, write_card, write_metrics
 from factscout.training.loop import optimizer_step
-from factscout.training.selector_card import model_card
+from factscout.training.selector.card import model_card
 from factscout.training.splits import SEED, folds_of, read_heldout_ids
 
 log = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""The direction and polarity words :func:`factscout.training.augment.swap_direction` swaps
+"""The direction and polarity words :func:`factscout.training.stance.augment.swap_direction` swaps
 ("reduced" -> "increased", "higher" -> "lower"): a word table, kept apart from the edits."""
 
 from __future__ import annotations
