@@ -91,12 +91,16 @@ def test_consistency_pairs():
     assert Claim("a", texts[0]).text == texts[0]
 
 
-def test_cli_literals_match_the_builder():
-    from factscout.cli import train as cli
-    from factscout.training.stance import pairs as stance_pairs
-    from factscout.training.stance import sources as stance_sources
+def test_the_stance_pairs_command_defaults_are_the_builders():
+    import inspect
 
-    assert cli.PAIR_SOURCES == stance_pairs.SOURCES
-    assert cli.CONSISTENCY_CLAIMS == stance_sources.CONSISTENCY_CLAIMS
-    assert cli.UNRELATED_OVERLAP == stance_sources.UNRELATED_OVERLAP
-    assert cli.UNRELATED_PARTNERS == stance_sources.UNRELATED_PARTNERS
+    import typer.main
+
+    from factscout.cli.train import app
+    from factscout.training.stance.pairs import build_stance_pairs
+
+    params = {p.name: p.default for p in typer.main.get_command(app).commands["stance-pairs"].params}
+    builder = {k: p.default for k, p in inspect.signature(build_stance_pairs).parameters.items()}
+    assert params["sources"] == ",".join(builder["sources"])
+    for name in ("consistency", "unrelated_overlap", "unrelated_partners", "seed"):
+        assert params[name] == builder[name], name

@@ -47,6 +47,7 @@ import numpy as np
 from factscout.errors import InputError
 from factscout.nn.backbone import DEFAULT_BACKBONE, backbone_path, build_network
 from factscout.retrieve.adapter import MODEL_FILE, save_adapter
+from factscout.training.base import described
 from factscout.training.cards import write_card, write_metrics
 from factscout.training.dense.card import model_card
 from factscout.training.loop import LoraTrainConfig, adamw_with_warmup, optimizer_step
@@ -76,7 +77,7 @@ class TrainConfig(LoraTrainConfig):
     dev_fraction: float = 0.1
     hybrid_alpha: float = 0.6
     dataset: str = "scifact"
-    sources: tuple[str, ...] = ("scifact",)
+    sources: tuple[str, ...] = described(("scifact",), "comma-separated: scifact[,covidfact][,averitec_beir]")
     max_extra_pairs: int = 3000
     max_train_pairs: int | None = None
 

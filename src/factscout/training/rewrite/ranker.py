@@ -56,6 +56,7 @@ from factscout.rewrite.ranker import (
     observed_features,
     word_features,
 )
+from factscout.training.base import described
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ log = logging.getLogger(__name__)
 class RankerSettings:
     """The two models' hyper-parameters and the cross-validation."""
 
-    folds: int = 5
+    folds: int = described(5, "cross-validation folds (out-of-fold features; target and margin)")
     token_c: float = 0.1
     trees: int = 200
     depth: int = 3
@@ -72,7 +73,7 @@ class RankerSettings:
     seed: int = 0
     margins: tuple[float, ...] = (0.0, 0.01, 0.02, 0.05, 0.1)
     targets: tuple[str, ...] = ("raw", "gain")
-    booster: str = "exact"  # exact: GradientBoostingRegressor; hist: HistGradientBoostingRegressor (~10x faster)
+    booster: str = described("exact", "exact (GradientBoostingRegressor) | hist (histogram boosting, ~10x faster)")
 
     def __post_init__(self) -> None:
         if self.folds < 2 or self.trees < 1 or self.depth < 1:

@@ -62,6 +62,7 @@ from factscout.select.threshold import (
     cross_validate_threshold,
     sentence_prf,
 )
+from factscout.training.base import described
 from factscout.training.cards import licence_of, write_card, write_metrics
 from factscout.training.loop import optimizer_step
 from factscout.training.selector.card import model_card
@@ -83,7 +84,7 @@ class TrainConfig:
     proj: int = 64
     hidden: int = 64
     dropout: float = 0.2
-    max_epochs: int = MAX_EPOCHS
+    max_epochs: int = described(MAX_EPOCHS, "maximum epochs for model selection")
     lr: float = 2e-3
     weight_decay: float = 1e-4
     batch_size: int = 16

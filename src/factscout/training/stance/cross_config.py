@@ -15,6 +15,7 @@ from factscout.errors import InputError
 from factscout.nn.backbone import FINETUNE_MODES
 from factscout.nn.lora import LORA_TARGETS
 from factscout.records import Claim
+from factscout.training.base import described
 from factscout.training.splits import SEED, split_scifact
 from factscout.training.stance.data import Embeddings, Pair, scifact_pairs
 from factscout.verify.stance import STANCE_LABELS
@@ -36,7 +37,7 @@ class CrossConfig:
 
     seed: int = SEED
     epochs: int = 2
-    lr: float | None = None  # None: 1e-3 for LoRA, 3e-5 for full fine-tuning
+    lr: float | None = described(None, "default: 1e-3 with LoRA, 3e-5 for --finetune full")
     batch_size: int = 16
     max_length: int = 96
     rank: int = 8
@@ -47,17 +48,21 @@ class CrossConfig:
     hard_nei: int = 2
     random_nei: int = 1
     negation_share: float = 0.5
-    covidfact: int = 800
+    covidfact: int = described(800, "COVID-Fact pairs of the built-in recipe (0: none)")
     dev_fraction: float = 0.15
-    max_steps: int | None = None
-    limit_claims: int | None = None  # smoke runs: only the first N fitting / dev / held-out claims
-    finetune: str = "lora"  # or "full": every backbone weight but the vocabulary table
-    pairs: str | None = None  # a stance-pairs JSONL (factscout train stance-pairs) instead of the recipe
-    max_pairs: int | None = None  # a label-balanced sample of that many training pairs
-    origins: tuple[str, ...] | None = None  # only the pairs from (or edited from) these datasets
-    init: str | None = None  # start from this model file's weights (same network) instead of the backbone
-    calibrate: bool = True  # fit a temperature on the dev pairs
-    soup: tuple[int, ...] | None = None  # fit once per seed and average the fits (a uniform model soup)
+    max_steps: int | None = described(None, "stop after this many steps (smoke runs)")
+    limit_claims: int | None = described(None, "only N claims per part (smoke runs)")
+    finetune: str = described("lora", "lora: adapters only; full: every weight but the vocabulary table")
+    pairs: str | None = described(None, "train on a `factscout train stance-pairs` file instead of the recipe")
+    max_pairs: int | None = described(None, "a label-balanced sample of that many training pairs")
+    origins: tuple[str, ...] | None = described(
+        None, "fit only on pairs from (or edited from) these datasets, comma-separated"
+    )
+    init: str | None = described(None, "fit: start from this stance cross-encoder file (same --finetune)")
+    calibrate: bool = described(True, "fit a temperature on the dev pairs")
+    soup: tuple[int, ...] | None = described(
+        None, "fit once per seed (comma-separated, e.g. 13,14,15) and average the fits' weights"
+    )
     domains: bool = True  # choose the epoch on the mean dev macro-F1 of every domain (stance_domains), not SciFact's
 
     def __post_init__(self) -> None:

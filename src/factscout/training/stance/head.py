@@ -51,6 +51,7 @@ from factscout.select.threshold import (
     cross_validate_threshold,
     score_abstracts,
 )
+from factscout.training.base import described
 from factscout.training.cards import write_card, write_metrics
 from factscout.training.loop import optimizer_step
 from factscout.training.splits import (
@@ -114,7 +115,7 @@ def _quiet(_: str) -> None:
 class HeadConfig:
     """Hyper-parameters of the stance head (``hidden=0``: logistic regression)."""
 
-    hidden: int = 256
+    hidden: int = described(256, "hidden units (0: logistic regression)")
     epochs: int = 20
     lr: float = 3e-3
     weight_decay: float = 1e-4

@@ -47,6 +47,7 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.records import RULE_VERDICT_LABELS, Claim
+from factscout.training.base import described
 from factscout.training.cards import licence_of, write_card, write_metrics
 from factscout.training.splits import SEED, split_scifact
 from factscout.training.stance.evaluation import bootstrap_macro_f1
@@ -78,13 +79,13 @@ class AggregatorConfig:
     """Pipeline, split and model-selection settings of the aggregator's training run."""
 
     seed: int = SEED
-    k: int = DEFAULT_K
-    stance: str | None = None  # None: the default of CheckSettings
-    retriever: str = "bm25"
+    k: int = described(DEFAULT_K, "stances read per claim (top-k by passage rank)")
+    stance: str | None = described(None, "stance model (default: check's default)")
+    retriever: str = described("bm25", "retriever over the SciFact corpus")
     dev_fraction: float = 0.15
     bootstrap: int = 2000
-    oof_head: bool = True  # with the stance head: out-of-fold heads give the training part's stances
-    limit_claims: int | None = None  # development runs: only the first N fitting / dev / held-out claims
+    oof_head: bool = described(True, "with the stance head: the training part's stances from out-of-fold heads")
+    limit_claims: int | None = described(None, "N claims per part")
 
 
 def _quiet(_: str) -> None:

@@ -97,6 +97,14 @@ def gold_label(claim: Claim) -> str:
     return label
 
 
+@dataclass(frozen=True, slots=True)
+class ClassifierConfig:
+    """The settings of ``factscout train classifier`` (:func:`train`'s defaults)."""
+
+    folds: int = FOLDS
+    seed: int = SEED
+
+
 @dataclass
 class Prepared:
     """Everything the head needs for a set of claims, computed once: gold labels, claim types,
