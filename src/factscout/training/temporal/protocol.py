@@ -9,7 +9,7 @@ figures as the mean over seeds with a paired test against ``base``.
 * The only choice made from results, which domains use the time-aware model and which fall back
   to ``base`` (:func:`choose_domains`), sees the validation results alone; the mixture weights are
   learned on the fit split by the veracity loss. The scored split never reaches either
-  (``tests/training/test_temporal_protocol.py`` poisons its labels and checks nothing changes).
+  (``tests/training/temporal/test_temporal_protocol.py`` poisons its labels and checks nothing changes).
 * Figures: each method's domain-averaged micro-F1 per seed, their mean and sd, the seed ensemble
   (mean label probabilities over the seeds' models), and a paired sign-flip permutation test
   over claims (:func:`paired_test`) of the per-claim correctness averaged over seeds.

@@ -245,7 +245,7 @@ def test_two_processes_with_different_hash_seeds_train_the_same_model():
     import sys
     from pathlib import Path
 
-    src = str(Path(__file__).resolve().parents[2] / "src")
+    src = str(Path(__file__).resolve().parents[3] / "src")
     children = [
         subprocess.Popen(
             [sys.executable, "-c", _CHILD],

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from factscout.training.stance.card_domains import BEGIN, END, rewrite, section
 
-MODELS = Path(__file__).resolve().parents[2] / "src" / "factscout" / "verify" / "models"
+MODELS = Path(__file__).resolve().parents[3] / "src" / "factscout" / "verify" / "models"
 
 
 def test_shipped_card_says_data_licences_domains_sha256_and_command():
