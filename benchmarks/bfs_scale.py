@@ -54,7 +54,7 @@ from factscout.formats.beir import read_corpus, write_claims, write_corpus
 from factscout.formats.jsonl import read_lines
 from factscout.formats.trec import write_qrels
 from factscout.rewrite.trajectories import manifest_path
-from factscout.training.pseudo_claims import inverse_cloze
+from factscout.training.rewrite.pseudo_claims import inverse_cloze
 
 DATASETS = ("covidfact", "checkthat2022", "averitec", "scifact")
 FLOOR = 1000.0  # candidates/s: the throughput target for BM25 endpoints

@@ -132,7 +132,7 @@ class Domain:
 
 def domains(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[Domain]:
     from factscout.training.splits import read_heldout_ids
-    from factscout.training.stance_pairs import scifact_dev_ids
+    from factscout.training.stance.pairs import scifact_dev_ids
 
     out: list[Domain] = []
     for name in [d.strip() for d in args.domains.split(",") if d.strip()]:

@@ -1,7 +1,7 @@
 """Stance consistency: each ``--stance`` model on the consistency suite and the swapped-subject
 challenge set, the target bars beside the rates.
 
-The suite (:func:`factscout.training.stance_consistency.consistency_suite`) is built from the
+The suite (:func:`factscout.training.stance.consistency.consistency_suite`) is built from the
 held-out claims of every domain: the SciFact held-out claims
 (``verify/models/scifact_heldout_ids.txt``), Check-COVID dev, Citation-Integrity dev and
 HealthVer's dev part; a domain whose loader is not registered is skipped and named. Each claim
@@ -9,7 +9,7 @@ is paired with itself and its faithful rewordings (supports), its negation and i
 direction (refutes), an unrelated claim of its domain and itself with its subject swapped (not
 enough info). ``--per-domain N`` draws N claims per domain (all by default).
 
-The challenge set (:func:`~factscout.training.stance_consistency.swapped_subject_set`) is
+The challenge set (:func:`~factscout.training.stance.consistency.swapped_subject_set`) is
 ``--challenge`` supporting pairs of the training sources (SciFact fitting claims' rationales,
 COVID-Fact supported evidence) with the claim's subject swapped, so the sentence is about another
 subject (not enough info); it is written to ``results/consistency/swapped_subject.jsonl.gz``.
@@ -45,7 +45,7 @@ from factscout.evaluate.consistency import (
     predict_labels,
     targets_met,
 )
-from factscout.training.stance_consistency import (
+from factscout.training.stance.consistency import (
     CHALLENGE_SEED,
     CHALLENGE_SIZE,
     SPACY_MODEL,

@@ -30,8 +30,8 @@ from factscout.datasets import load_abstract_sentences, load_dataset
 from factscout.records import STANCE_LABELS, Claim
 from factscout.text.encoder import Encoder
 from factscout.training.splits import SEED, split_scifact
-from factscout.training.stance_data import Embeddings, scifact_pairs
-from factscout.training.stance_eval import bootstrap_macro_f1
+from factscout.training.stance.data import Embeddings, scifact_pairs
+from factscout.training.stance.evaluation import bootstrap_macro_f1
 from factscout.verify.cross_stance import CrossStanceModel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,7 +131,7 @@ def verdicts(index: Path, claims: list[Claim]) -> tuple[str, dict[str, Any]]:
     """``check`` over ``index`` on ``claims``, int8 default vs fp32: the verdict table and headline."""
     from factscout.check import Checker, CheckSettings
     from factscout.records import RULE_VERDICT_LABELS as VERDICT_LABELS
-    from factscout.training.verdict_aggregator import gold_verdict
+    from factscout.training.verdict.aggregator import gold_verdict
     from factscout.verify.verdict import macro_f1
 
     gold = [gold_verdict(c) for c in claims]

@@ -87,7 +87,7 @@ def cross_fitted_learned(groups: dict[str, list[Ranking]], qrels, folds: int = 2
 
 def plan_queries(name: str, claims: Sequence[Claim]) -> tuple[list[Query], int]:
     if name == "qgen":
-        from factscout.training.qgen import cross_fitted_plans
+        from factscout.training.qgen.trainer import cross_fitted_plans
 
         return cross_fitted_plans(claims, folds=5, seed=0), 0
     queries, failures = plan_all(make_planner(name), claims)

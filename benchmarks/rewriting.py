@@ -69,10 +69,10 @@ from factscout.rewrite.policy import (
 )
 from factscout.rewrite.state import state_encoder
 from factscout.rewrite.trajectories import finished_claims
-from factscout.training.pseudo_claims import inverse_cloze
-from factscout.training.rewrite import TrainSettings, train_classifier, train_decision_transformer
-from factscout.training.rewrite_pointer import pointer_stop_claims, step_limit, train_pointer
-from factscout.training.rewrite_ranker import train_ranker
+from factscout.training.rewrite.pointer import pointer_stop_claims, step_limit, train_pointer
+from factscout.training.rewrite.pseudo_claims import inverse_cloze
+from factscout.training.rewrite.ranker import train_ranker
+from factscout.training.rewrite.trainer import TrainSettings, train_classifier, train_decision_transformer
 from factscout.verify.stance import MODEL_DIR
 
 MEASURES = ("AP@50", "R@50", "RR")

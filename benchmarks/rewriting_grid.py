@@ -41,7 +41,7 @@ from factscout.rewrite import SearchEnvironment
 from factscout.rewrite.keywords import TUNE_MAX_STEPS, IdfTable, KeyBertPolicy, StopwordPolicy, TopIdfPolicy, tune_k
 from factscout.rewrite.policy import RandomEditPolicy, RewritePolicy, rewrite, save_policy
 from factscout.rewrite.ranker import RankerConfig
-from factscout.training.rewrite_ranker import RankerSettings, train_ranker
+from factscout.training.rewrite.ranker import RankerSettings, train_ranker
 
 
 def main() -> None:

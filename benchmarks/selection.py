@@ -8,7 +8,7 @@ Usage::
     python benchmarks/selection.py --claims C.jsonl [--corpus D.jsonl]   # another SciFact-format split
 
 Scored as in the selector's model card (``factscout train selector``; the same functions of
-:mod:`factscout.training.selector`): micro sentence- and token-level P/R/F1 against the SciFact
+:mod:`factscout.training.selector.trainer`): micro sentence- and token-level P/R/F1 against the SciFact
 rationale sentences of the cited abstracts of the 202 held-out claims
 (``verify/models/scifact_heldout_ids.txt``), over the claims that have evidence and over all
 cited abstracts. Every setting is chosen on the training part (SciFact train minus those claims):
@@ -17,7 +17,7 @@ cited abstracts. Every setting is chosen on the training part (SciFact train min
   (:func:`factscout.select.threshold.best_threshold`, as the card does);
 - **bio**: the shipped BIO tagger with its stored decoding bias;
 - **relevance**: the shipped ``select/models/relevance.json`` (``--write-setting`` chooses it here
-  with :func:`factscout.training.selector.best_relevance_setting` on the training part, claims with
+  with :func:`factscout.training.selector.trainer.best_relevance_setting` on the training part, claims with
   evidence, and writes it); the row "cross-encoder alone" is the same choice with no cosine term;
 - **stance-relevance**: the shipped ``select/models/stance_relevance.json`` over the stance
   cross-encoder's ``1 - P(not enough info)`` (``--write-stance-setting`` chooses it with the same
@@ -55,7 +55,7 @@ from factscout.select.stance_relevance import STANCE_SETTING_FILE, StanceRelevan
 from factscout.select.tagger import BioTagger
 from factscout.select.threshold import ThresholdSelector, best_threshold, score_abstracts
 from factscout.text.encoder import Encoder
-from factscout.training.selector import (
+from factscout.training.selector.trainer import (
     Example,
     Scores,
     best_relevance_setting,
@@ -67,7 +67,7 @@ from factscout.training.selector import (
     threshold_scored,
 )
 from factscout.training.splits import HELDOUT_FILE, read_heldout_ids, split_scifact
-from factscout.training.stance_cross import CrossConfig
+from factscout.training.stance.cross import CrossConfig
 
 # cosine weights for the stance score, a probability in [0, 1] (the re-ranker's grid is for its logit scale)
 STANCE_COSINE_WEIGHTS = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
@@ -93,7 +93,7 @@ def reranker_dev_check(
     """Best training-time F1 of cosine alone, cross-encoder alone and the grid, each chosen *on*
     the re-ranker's dev claims (a tenth of the training part it never trained on): what the
     cross-encoder adds where its scores are not fitted. A diagnostic, not a held-out figure."""
-    from factscout.training.rerank import TrainConfig
+    from factscout.training.rerank.trainer import TrainConfig
     from factscout.training.splits import split_dev
 
     qrels = load_dataset("scifact", "train").qrels
@@ -247,7 +247,7 @@ def main() -> None:
             RelevanceSetting(fit.threshold, fit.cosine_weight, fit.min_cosine),
             {
                 "chosen_on": "SciFact train minus scifact_heldout_ids.txt, claims with evidence, all sentences "
-                "of their cited abstracts (micro sentence F1, factscout.training.selector.best_relevance_setting)",
+                "of their cited abstracts (micro sentence F1, factscout.training.selector.trainer.best_relevance_setting)",
                 "training_part": {
                     "claims": len({a.claim_id for a in train_scored}),
                     "abstracts": len(train_scored),
@@ -288,7 +288,7 @@ def main() -> None:
             {
                 "chosen_on": "the stance cross-encoder's 92 dev claims (training.stance_cross: split_scifact of the "
                 "training part, dev_fraction 0.15, seed 14; never trained on), claims with evidence, all sentences "
-                "of their cited abstracts (micro sentence F1, factscout.training.selector.best_relevance_setting, "
+                "of their cited abstracts (micro sentence F1, factscout.training.selector.trainer.best_relevance_setting, "
                 f"cosine weights {list(STANCE_COSINE_WEIGHTS)})",
                 "dev_part": {
                     "claims": len({a.claim_id for a in dev_scored}),
@@ -388,7 +388,7 @@ def main() -> None:
         f"Evaluation: {eval_name}; {len(eval_claims)} claims. Settings chosen on the training part "
         f"({len({a.claim_id for a in train_scored})} claims with evidence, {len(train_scored)} abstracts, "
         f"{len(rel_flat):,} sentences). Scoring as in `select/models/MODEL_CARD.md` "
-        "(`factscout.training.selector.score_selection` / `score_tagged`).",
+        "(`factscout.training.selector.trainer.score_selection` / `score_tagged`).",
         "",
         "Chosen on the training part: threshold "
         f"{thr.threshold:g} (F1 {thr.f1:.4f}); relevance CE + {fit.cosine_weight:g} cos >= {fit.threshold:.3f}, "

@@ -3,7 +3,7 @@ shipped stance models (``--stance-models``, default the cross-encoder ``check`` 
 evaluation pairs.
 
 The cheap stance model, the SBERT-style head over frozen MiniLM embeddings
-(:func:`factscout.training.stance.train_head`, the shipped :class:`HeadConfig` and seed), trained on:
+(:func:`factscout.training.stance.head.train_head`, the shipped :class:`HeadConfig` and seed), trained on:
 
 * the shipped recipe (SciFact training-part pairs + their negations, ``factscout train stance``)
   as the reference, once on fp32 embeddings (how the model card measured it) and once on the
@@ -18,7 +18,7 @@ The cheap stance model, the SBERT-style head over frozen MiniLM embeddings
 Every new-pair row is trained and scored on the int8 ONNX MiniLM embeddings (the encoder ``check``
 runs the head with). Scores: SciFact dev macro-F1 (the dev claims the pair builder leaves out, for
 choosing), and on the held-out SciFact claims (``verify/models/scifact_heldout_ids.txt``) the
-model card's evaluation pairs (:func:`~factscout.training.stance_eval.stance_eval_set`: gold
+model card's evaluation pairs (:func:`~factscout.training.stance.evaluation.stance_eval_set`: gold
 rationales + the 2 most claim-similar other sentences of the cited abstracts, chosen with the
 fp32 cosines as the card did): macro-F1 with a 95 % bootstrap interval over claims, per-class F1,
 and macro-F1 over every sentence of the cited abstracts.
@@ -51,10 +51,10 @@ from factscout.formats.jsonl import read_jsonl
 from factscout.records import STANCE_LABELS, Claim
 from factscout.text.encoder import Encoder
 from factscout.training.splits import HELDOUT_FILE, SEED, read_heldout_ids, split_scifact
-from factscout.training.stance import HeadConfig, group_balanced_weights, label_balanced_sample, train_head
-from factscout.training.stance_data import Embeddings, Pair, negation_pairs, read_stance_pairs, scifact_pairs
-from factscout.training.stance_eval import bootstrap_macro_f1, stance_eval_set
-from factscout.training.stance_pairs import scifact_dev_ids
+from factscout.training.stance.data import Embeddings, Pair, negation_pairs, read_stance_pairs, scifact_pairs
+from factscout.training.stance.evaluation import bootstrap_macro_f1, stance_eval_set
+from factscout.training.stance.head import HeadConfig, group_balanced_weights, label_balanced_sample, train_head
+from factscout.training.stance.pairs import scifact_dev_ids
 from factscout.verify.base import make_stance_model
 from factscout.verify.pairs import pair_probabilities
 from factscout.verify.stance import StanceHead
@@ -160,7 +160,7 @@ class Scorer:
 
 
 def fit(x: np.ndarray, y: np.ndarray, config: HeadConfig, sw: np.ndarray | None = None) -> StanceHead:
-    """:func:`train_head`, rounded through fp16 as shipped (as :func:`~factscout.training.stance.fit_model`)."""
+    """:func:`train_head`, rounded through fp16 as shipped (as :func:`~factscout.training.stance.head.fit_model`)."""
     layers = [(w.astype(np.float16), b.astype(np.float16)) for w, b in train_head(x, y, config, sw)]
     return StanceHead(layers)
 
@@ -221,7 +221,7 @@ def main() -> None:
         pairs, origins = read_stance_pairs(args.pairs)
         pairs_from = f"`{Path(args.pairs).name}` (factscout train stance-pairs)"
     else:
-        from factscout.training.stance_pairs import build_stance_pairs
+        from factscout.training.stance.pairs import build_stance_pairs
 
         say("building the stance pairs (factscout train stance-pairs) ...")
         built = build_stance_pairs(seed=0, say=say)

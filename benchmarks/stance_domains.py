@@ -2,7 +2,7 @@
 
 Stance macro-F1 of each ``--stance`` model (any spec ``factscout stance`` takes: ``cross``,
 ``head``, ``cross:<file>``, ``ensemble:...``) on the evaluation pairs of
-:mod:`factscout.training.stance_domains`: SciFact dev (the 92 dev claims the pair builder and the
+:mod:`factscout.training.stance.domains`: SciFact dev (the 92 dev claims the pair builder and the
 cross-encoder leave out for choosing), HealthVer's dev part (40 % of its topics, never trained
 on), Check-COVID dev and Citation-Integrity dev. The mean over the four chooses models; the
 SciFact held-out claims (the model card's evaluation pairs) are reported beside it, never used to
@@ -24,7 +24,7 @@ from typing import Any
 
 from _common import machine, markdown_table, publish, quiet
 
-from factscout.training.stance_domains import DEV_DOMAINS, domain_rows, mean_macro_f1, score_rows
+from factscout.training.stance.domains import DEV_DOMAINS, domain_rows, mean_macro_f1, score_rows
 
 NAME = "stance_domains"
 
@@ -32,8 +32,8 @@ NAME = "stance_domains"
 def scifact_rows() -> dict[str, list[tuple[str, str, int]]]:
     """The SciFact dev and held-out evaluation pairs (the stance card's: rationales + the 2 most
     similar other sentences per claim)."""
-    from factscout.training.stance_cross_config import CrossConfig, scifact_parts
-    from factscout.training.stance_eval import stance_eval_set
+    from factscout.training.stance.cross_config import CrossConfig, scifact_parts
+    from factscout.training.stance.evaluation import stance_eval_set
 
     parts = scifact_parts(CrossConfig(), lambda _: None)
     out = {}

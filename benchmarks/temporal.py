@@ -3,7 +3,7 @@
 Allein, Augenstein, Moens 2021, "Time-aware evidence ranking for fact-checking"; the model and
 the recipe of MultiFC (Augenstein et al. 2019): pre-training on all domains with balanced
 batches, fine-tuning per domain, BiLSTM claim and evidence encoders. The protocol
-(:mod:`factscout.training.temporal_protocol`):
+(:mod:`factscout.training.temporal.protocol`):
 
 * MultiFC train is split by claim id hash into fit (85%) and validation (15%); every model trains
   on fit; every choice (which domains use the time-aware model) is made on validation; the
@@ -45,8 +45,7 @@ from factscout.datasets import load_dataset
 from factscout.datasets.multifc import load_file
 from factscout.temporal.embeddings import EmbeddingStore
 from factscout.temporal.rankings import METHODS
-from factscout.training.temporal import ALL_METHODS, Example, TrainSettings, examples_from
-from factscout.training.temporal_protocol import (
+from factscout.training.temporal.protocol import (
     LEAKAGE_SUFFIX,
     SHIPPED,
     TIME_AWARE,
@@ -54,6 +53,7 @@ from factscout.training.temporal_protocol import (
     run_protocol,
     summary_rows,
 )
+from factscout.training.temporal.trainer import ALL_METHODS, Example, TrainSettings, examples_from
 
 log = logging.getLogger("benchmarks.temporal")
 MIXTURE_PATH = (
@@ -165,7 +165,7 @@ def main() -> None:
     args = parser.parse_args()
     quiet()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    logging.getLogger("factscout.training.temporal").setLevel(logging.WARNING)
+    logging.getLogger("factscout.training.temporal.trainer").setLevel(logging.WARNING)
     if args.threads < 1:
         parser.error("--threads must be at least 1")
     if len(set(args.seeds)) != len(args.seeds):

@@ -199,7 +199,7 @@ def main() -> None:
     )
     found = checker.retrieve(test)
     for k in KS:
-        preds = [r.verdict.label for r in checker.judge_many(test, found, passages=k)]
+        preds = [r.verdict.label for r in checker.judge(test, found, passages=k)]
         add(
             f"factscout check ({args.planner}, {args.retriever}, {args.fusion}), stance head",
             k,
@@ -225,7 +225,7 @@ def main() -> None:
                 "" if selector == "threshold" else f", `--selector {selector}`"
             )
             for k in KS:
-                preds = [r.verdict.label for r in cross.judge_many(test, found, passages=k)]
+                preds = [r.verdict.label for r in cross.judge(test, found, passages=k)]
                 add(f"factscout check, {what}", k, preds, f"check_{key}_k{k}_macro_f1")
         cross_s = time.perf_counter() - t
 

@@ -39,7 +39,7 @@ from _common import RESULTS, machine, markdown_table, publish, quiet, write_pred
 from factscout.formats.beir import read_claims, read_corpus, read_qrels
 from factscout.records import Claim, Passage
 from factscout.text.encoder import Encoder
-from factscout.training.classifier import (
+from factscout.training.verdict.classifier import (
     FOLDS,
     SEED,
     C,

@@ -67,7 +67,7 @@ def domain_split(domain: str, path: str | None) -> tuple[list[Claim], list[Passa
         data = load_dataset(domain, "dev")
         source = f"{DOMAINS[domain]} dev"
     else:
-        from factscout.training.stance_domains import load_split_file  # read by the dataset's own loader
+        from factscout.training.stance.domains import load_split_file  # read by the dataset's own loader
 
         data = load_split_file(domain, path)
         source = f"{DOMAINS[domain]} {Path(path).name}"

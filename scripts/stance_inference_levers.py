@@ -66,9 +66,9 @@ def main() -> None:
     args = ap.parse_args()
 
     from factscout.spacy_models import load_spacy
-    from factscout.training.augment import swap_direction, toggle_negation
-    from factscout.training.stance_cross_config import CrossConfig, scifact_parts
-    from factscout.training.stance_eval import stance_eval_set
+    from factscout.training.stance.augment import swap_direction, toggle_negation
+    from factscout.training.stance.cross_config import CrossConfig, scifact_parts
+    from factscout.training.stance.evaluation import stance_eval_set
     from factscout.verify.cross_stance import CrossStanceModel
     from factscout.verify.verdict import macro_f1
 

@@ -31,11 +31,11 @@ def main() -> None:
     from factscout.records import STANCE_LABELS
     from factscout.spacy_models import load_spacy
     from factscout.text.encoder import Encoder
-    from factscout.training.augment import DEFAULT_AUGMENTATIONS, augment_pairs
-    from factscout.training.pseudo_claims import is_claim_like
-    from factscout.training.stance_data import Pair
-    from factscout.training.stance_pairs import cited_docs as _cited
-    from factscout.training.stance_pairs import default_exclusions
+    from factscout.training.rewrite.pseudo_claims import is_claim_like
+    from factscout.training.stance.augment import DEFAULT_AUGMENTATIONS, augment_pairs
+    from factscout.training.stance.data import Pair
+    from factscout.training.stance.pairs import cited_docs as _cited
+    from factscout.training.stance.pairs import default_exclusions
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("bundle", help="a stance-cross bundle (--stage prepare)")

@@ -32,7 +32,7 @@ def dev_stances(k: int, stance: str = "cross") -> dict[str, tuple[list[str], lis
     """Per domain: the gold verdicts and, per claim, every stance ``check`` found (k passages)."""
     from factscout.retrieve import build_retriever
     from factscout.training.splits import read_heldout_ids
-    from factscout.training.stance_pairs import scifact_dev_ids
+    from factscout.training.stance.pairs import scifact_dev_ids
     from factscout.verify.stance import to_stance
 
     settings = CheckSettings(stance=stance, min_verdict_confidence=0.0)
@@ -48,7 +48,7 @@ def dev_stances(k: int, stance: str = "cross") -> dict[str, tuple[list[str], lis
         t = time.perf_counter()
         checker = Checker(build_retriever(list(corpus), "hybrid", show_progress=False), settings, **shared)
         shared.setdefault("encoder", checker.encoder)
-        reports = checker.judge_many(claims, checker.retrieve(claims), passages=k)
+        reports = checker.judge(claims, checker.retrieve(claims), passages=k)
         stances = [
             [to_stance(e.passage_id, s.index, s.probabilities) for e in r.evidence for s in e.sentences]
             for r in reports

@@ -14,7 +14,7 @@ from factscout.plan import make_planner, qgen
 from factscout.plan.qgen import Logistic, QgenPlanner, QueryGenerator, TrainingPair
 from factscout.records import Claim
 from factscout.retrieve import build_retriever
-from factscout.training.qgen import EvidencePool, cross_fitted_plans
+from factscout.training.qgen.trainer import EvidencePool, cross_fitted_plans
 
 pytest.importorskip("spacy")
 

@@ -19,14 +19,14 @@ from factscout.rewrite.base import Episode
 from factscout.rewrite.pointer import STOP, PointerConfig, PointerPolicy, token_features, token_spans
 from factscout.rewrite.policy import load_policy, make_policy, rewrite, save_policy
 from factscout.rewrite.trajectories import Step, Trajectory
-from factscout.training.rewrite import TrainSettings
-from factscout.training.rewrite_pointer import (
+from factscout.training.rewrite.pointer import (
     history_examples,
     pointer_examples,
     pointer_stop_claims,
     step_limit,
     train_pointer,
 )
+from factscout.training.rewrite.trainer import TrainSettings
 
 TINY = PointerConfig(hidden=16, heads=2, dropout=0.0, encoder="hashing", max_steps=6)
 C1 = REWRITE_CLAIM  # "Committee report on solar weather"

@@ -33,7 +33,7 @@ from factscout.rewrite.policy import (
     save_policy,
 )
 from factscout.rewrite.trajectories import read_trajectories
-from factscout.training.rewrite import TrainSettings, train_classifier, train_decision_transformer
+from factscout.training.rewrite.trainer import TrainSettings, train_classifier, train_decision_transformer
 
 CORPUS = REWRITE_CORPUS
 QRELS = {"c1": {"rel": 1}, "c3": {"f2": 1}, "c5": {"t1": 1}}

@@ -27,7 +27,7 @@ from factscout.rewrite.ranker import (
     content_words,
     word_features,
 )
-from factscout.training.rewrite_ranker import RankerSettings, fit_trees, train_ranker
+from factscout.training.rewrite.ranker import RankerSettings, fit_trees, train_ranker
 
 
 @pytest.fixture(scope="module")

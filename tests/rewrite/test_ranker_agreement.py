@@ -16,7 +16,7 @@ from factscout.rewrite.agreement import AGREEMENT_FEATURES, DEPTH, PassageVector
 from factscout.rewrite.environment import SearchEnvironment
 from factscout.rewrite.policy import load_policy, make_policy, rewrite, save_policy
 from factscout.rewrite.ranker import CANDIDATE_FEATURES, RankerConfig, RankerPolicy
-from factscout.training.rewrite_ranker import RankerSettings, train_ranker
+from factscout.training.rewrite.ranker import RankerSettings, train_ranker
 
 SEMANTIC_WIDTH = len(CANDIDATE_FEATURES) + len(AGREEMENT_FEATURES)  # a ranker that reads the passages
 

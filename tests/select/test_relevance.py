@@ -17,7 +17,7 @@ from factscout.select.relevance import (
     write_setting,
 )
 from factscout.text.sentences import sentences_of
-from factscout.training.selector import best_relevance_setting
+from factscout.training.selector.trainer import best_relevance_setting
 
 # SciFact train claim 34 with the rationale sentence of its cited abstract, and a sentence of
 # another SciFact abstract (about macrosomia) in the same passage.

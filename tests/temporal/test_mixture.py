@@ -18,7 +18,7 @@ from factscout.temporal.mixture import (
 )
 from factscout.temporal.rankings import METHODS, RANKINGS, temporal_scores
 from factscout.temporal.rerank import TimeAwareReranker
-from factscout.training.temporal import mixture_rank_loss
+from factscout.training.temporal.trainer import mixture_rank_loss
 
 F = {name: i for i, name in enumerate(DELTA_FEATURES)}
 

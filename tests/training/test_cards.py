@@ -25,7 +25,7 @@ def test_unknown_dataset_lists_the_known_ones():
 
 
 def test_stance_card_names_the_licences_from_source():
-    from factscout.training.stance_card import Run, model_card
+    from factscout.training.stance.card import Run, model_card
     from factscout.verify.stance import MODEL_DIR
 
     metrics = json.loads((MODEL_DIR / "metrics.json").read_text())

@@ -10,7 +10,7 @@ import pytest
 
 from factscout.errors import BadModel, InputError, ModelNotFound
 from factscout.records import STANCE_LABELS, Claim, Hit, Ranking, Stance
-from factscout.training.verdict_aggregator import fit_aggregator
+from factscout.training.verdict.aggregator import fit_aggregator
 from factscout.verify import VERDICT_METHODS, CountRule, make_verdict_method
 from factscout.verify.aggregate import (
     CONFIDENCE_LEVELS,

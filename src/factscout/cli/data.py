@@ -102,7 +102,7 @@ def pseudo_claims(
     from factscout.cli.index import dataset_passages, read_passages
     from factscout.errors import InputError
     from factscout.formats.beir import write_claims, write_corpus, write_qrels
-    from factscout.training.pseudo_claims import inverse_cloze
+    from factscout.training.rewrite.pseudo_claims import inverse_cloze
 
     if (corpus is None) == (dataset is None):
         raise typer.BadParameter("give exactly one of --input FILE (--corpus) or --dataset NAME")

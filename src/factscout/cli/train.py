@@ -1,9 +1,11 @@
 """``factscout train <model>``: one typer sub-command per trainer (:data:`~factscout.training.base.TRAINERS`).
 
-Each sub-command parses its options and calls its trainer module, imported only when the
-sub-command runs (``factscout train --help`` needs neither torch nor the data). Option
-defaults are written here as literals so the help needs no trainer import;
-``tests/cli/test_train.py`` checks they equal each trainer's config defaults.
+Each sub-command is generated (:mod:`factscout.cli.train_options`) from its ``TRAINERS`` entry's
+config dataclass and the spec here: the options that are no config field and the body that
+calls the trainer module (imported only when the sub-command runs; building the commands imports
+the config dataclasses, never torch or the data). ``stance-cross`` and ``rerank`` are in
+:mod:`factscout.cli.train_staged`, ``rewrite`` and ``rewrite-ranker`` in
+:mod:`factscout.cli.train_rewrite`; ``stance-pairs`` (a data builder, no model) is written here.
 """
 
 from __future__ import annotations
@@ -11,78 +13,57 @@ from __future__ import annotations
 import enum
 import logging
 import time
+from collections.abc import Mapping
+from importlib import import_module
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
-from factscout.cli import train_staged  # noqa: F401  (registers stance-cross and rerank)
-from factscout.cli.common import friendly, read_claims
-from factscout.cli.train_app import Out, app, command_line, override, say, set_torch_threads, trainer_summary
-from factscout.errors import InputError, UnknownName
-
-# training.stance_pairs.SOURCES and the consistency defaults as literals (a test keeps them in step)
-PAIR_SOURCES = ("scifact", "covidfact", "averitec", "checkthat", "checkcovid", "citint", "healthver", "anli", "sick")
-CONSISTENCY_CLAIMS = 800
-UNRELATED_OVERLAP = 0.1
-UNRELATED_PARTNERS = 2
+from factscout.cli import train_rewrite, train_staged
+from factscout.cli.common import friendly
+from factscout.cli.train_app import OUT, app, command_line, say, set_torch_threads, trainer_summary
+from factscout.cli.train_options import CommandSpec, add_command, comma_tuple, option, quick_or_full, setting
+from factscout.plan.qgen import DEFAULT_MODEL_PATH
+from factscout.training.base import TRAINERS
+from factscout.training.stance.pairs import SOURCES as PAIR_SOURCES
+from factscout.training.stance.sources import CONSISTENCY_CLAIMS, UNRELATED_OVERLAP, UNRELATED_PARTNERS
 
 
-@app.command("stance", help=f"Train {trainer_summary('stance')}; tune the Quin+ selector and count rule.")
-@friendly
-def stance(
-    out: Out,
-    sources: Annotated[str, typer.Option(help="comma-separated, from scifact,covidfact,averitec")] = "scifact",
-    hidden: Annotated[int, typer.Option(help="hidden units (0: logistic regression)")] = 256,
-    epochs: Annotated[int, typer.Option()] = 20,
-    lr: Annotated[float, typer.Option()] = 3e-3,
-    seed: Annotated[int, typer.Option()] = 13,
-    no_negation: Annotated[bool, typer.Option("--no-negation", help="no negation-augmented refuting pairs")] = False,
-    ablations: Annotated[
-        bool, typer.Option("--ablations", help="also train the data-source / logistic-regression variants (slower)")
-    ] = False,
-) -> None:
-    from factscout.training.stance import HeadConfig, run
+def _stance(config: Any, *, out: Path, sources: str, no_negation: bool, ablations: bool) -> None:
+    from factscout.training.stance.head import run
 
     set_torch_threads(2)
-    config = HeadConfig(hidden=hidden, epochs=epochs, lr=lr, seed=seed)
     run(
         out,
-        sources=[s.strip() for s in sources.split(",") if s.strip()],
+        sources=list(comma_tuple(sources)),
         config=config,
         ablations=ablations,
         negation=not no_negation,
-        seed=seed,
+        seed=config.seed,
         say=say,
         command=command_line("stance"),
     )
 
 
-@app.command("selector", help=f"Train, evaluate and ship {trainer_summary('selector')}.")
-@friendly
-def selector(
-    out: Annotated[Path, typer.Option("--out", help="folder for the weights, MODEL_CARD.md, metrics.json")],
-    quick: Annotated[bool, typer.Option("--quick", help="smoke run: few claims, 3 epochs (not for shipping)")] = False,
-    epochs: Annotated[int | None, typer.Option(help="maximum epochs for model selection")] = None,
-) -> None:
-    from factscout.training.selector import MAX_EPOCHS, TrainConfig, run
+def _selector_base(given: Mapping[str, Any]) -> Any:
+    from factscout.training.selector.trainer import TrainConfig
 
-    config = TrainConfig(max_epochs=epochs or (3 if quick else MAX_EPOCHS))
+    return TrainConfig(max_epochs=3) if given["quick"] else TrainConfig()
+
+
+def _selector(config: Any, *, out: Path, quick: bool) -> None:
+    from factscout.training.selector.trainer import run
+
     run(out, quick=quick, config=config)
 
 
-@app.command("classifier", help=f"Train {trainer_summary('classifier')} on AVeriTeC train.")
-@friendly
-def classifier(
-    out: Annotated[Path, typer.Option("--out", help="folder for the weights, metrics and card")],
-    folds: Annotated[int, typer.Option()] = 5,
-    seed: Annotated[int, typer.Option()] = 13,
-) -> None:
-    from factscout.training.classifier import MODEL_NAME, train
+def _classifier(config: Any, *, out: Path) -> None:
+    from factscout.training.verdict.classifier import MODEL_NAME, train
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    metrics = train(out, folds=folds, seed=seed)
+    metrics = train(out, folds=config.folds, seed=config.seed)
     best = metrics["cv"]["classifier (claim + top-3 evidence > 0.5)"]
     print(
         f"wrote {out / MODEL_NAME} ({metrics['bytes']} bytes, sha256 {metrics['sha256'][:12]}...): "
@@ -90,21 +71,13 @@ def classifier(
     )
 
 
-_QGEN_MODEL = str(Path(__file__).parent.parent / "plan" / "models" / "qgen.json")  # plan.qgen.DEFAULT_MODEL_PATH
-
-
-@app.command("qgen", help=f"Train {trainer_summary('qgen')} on AVeriTeC train + ClaimDecomp dev + QuanTemp test.")
-@friendly
-def qgen(
-    out: Annotated[str, typer.Option(help="where to write the model JSON")] = _QGEN_MODEL,
-    data: Annotated[str | None, typer.Option(help="data folder (default: $FACTSCOUT_DATA or ../shared/data)")] = None,
-) -> None:
+def _qgen(config: None, *, out: str, data: str | None) -> None:
     from factscout.nn import sha256_of
-    from factscout.training.qgen import train_default
+    from factscout.training.qgen.trainer import train_default
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     path = train_default(out, root=data)
-    logging.getLogger("factscout.training.qgen").info("wrote %s (sha256 %s)", path, sha256_of(path))
+    logging.getLogger("factscout.training.qgen.trainer").info("wrote %s (sha256 %s)", path, sha256_of(path))
 
 
 class DenseStage(str, enum.Enum):
@@ -115,44 +88,26 @@ class DenseStage(str, enum.Enum):
     REPORT = "report"
 
 
-@app.command("dense", help=f"Fine-tune {trainer_summary('dense')} and measure it on held-out SciFact.")
-@friendly
-def dense(
-    out: Annotated[Path, typer.Option("--out", help="folder for the adapter, model card and metrics")],
-    quick: Annotated[bool, typer.Option("--quick", help="seconds-long smoke run on the scifact_mini fixture")] = False,
-    seed: Annotated[int, typer.Option()] = 13,
-    epochs: Annotated[int | None, typer.Option()] = None,
-    lr: Annotated[float | None, typer.Option()] = None,
-    batch_size: Annotated[int | None, typer.Option("--batch-size")] = None,
-    hard_negatives: Annotated[int | None, typer.Option("--hard-negatives")] = None,
-    sources: Annotated[str | None, typer.Option(help="comma-separated: scifact[,covidfact][,averitec_beir]")] = None,
-    stage: Annotated[DenseStage, typer.Option()] = DenseStage.ALL,
-    bundle: Annotated[Path | None, typer.Option(help="the prepared data (.json.gz) the stages share")] = None,
-    embeddings: Annotated[
-        Path | None, typer.Option(help="encode: output .npz; report: fine-tuned corpus embeddings")
-    ] = None,
-    base: Annotated[bool, typer.Option("--base", help="encode: without the adapter")] = False,
-    heldout: Annotated[bool, typer.Option("--heldout", help="encode: also score the held-out claims")] = False,
-    adapter: Annotated[
-        Path | None, typer.Option(help="encode/report: the adapter file (default: OUT/dense_minilm_lora.npz)")
-    ] = None,
-    note_file: Annotated[
-        Path | None, typer.Option("--note-file", help="report: a paragraph for the model card")
-    ] = None,
-    device: Annotated[str, typer.Option(help="torch device for fit and encode")] = "cpu",
-    backbone: Annotated[str | None, typer.Option(help="a folder holding the backbone (default: the package)")] = None,
-    threads: Annotated[int, typer.Option(help="torch CPU threads")] = 2,
+def _dense(
+    config: Any,
+    *,
+    out: Path,
+    quick: bool,
+    stage: DenseStage,
+    bundle: Path | None,
+    embeddings: Path | None,
+    base: bool,
+    heldout: bool,
+    adapter: Path | None,
+    note_file: Path | None,
+    device: str,
+    backbone: str | None,
+    threads: int,
 ) -> None:
-    from dataclasses import replace
-
     from factscout.formats.npz import save_npz
     from factscout.retrieve.adapter import MODEL_FILE
-    from factscout.training import dense as trainer
+    from factscout.training.dense import trainer
 
-    config = replace(trainer.QUICK if quick else trainer.TrainConfig(), seed=seed)
-    config = override(config, epochs=epochs, lr=lr, batch_size=batch_size, hard_negatives=hard_negatives)
-    if sources:
-        config = replace(config, sources=tuple(s.strip() for s in sources.split(",") if s.strip()))
     set_torch_threads(threads)
     command = command_line("dense")
     step = stage.value
@@ -188,183 +143,124 @@ def dense(
         trainer.report(data, adapter_file, out, command=command, say=say, embeddings=embeddings, note=note)
 
 
-@app.command("rewrite", help=f"Train {trainer_summary('rewrite')} (Kazemi et al., AACL 2023, Section 3.3).")
-@friendly
-def rewrite(
-    trajectories: Annotated[Path, typer.Option(help="BFS trajectories JSONL")],
-    out: Annotated[Path, typer.Option("--out", help="folder for policy.json + weights.safetensors")],
-    policy: Annotated[str, typer.Option(help="dt | classifier | pointer (token-pointing, learned stop)")] = "dt",
-    reward: Annotated[str, typer.Option(help="dense | sparse (dt, and pointer with --history)")] = "dense",
-    history: Annotated[
-        int,
-        typer.Option(
-            help="pointer: a decision transformer over this many last steps drives the token-pointing head (0: none)"
-        ),
-    ] = 0,
-    target_return: Annotated[
-        float, typer.Option("--target-return", help="pointer with --history: the return it is conditioned on")
-    ] = 0.5,
-    seed: Annotated[int, typer.Option()] = 0,
-    epochs: Annotated[int, typer.Option()] = 30,
-    batch_size: Annotated[int, typer.Option("--batch-size")] = 32,
-    lr: Annotated[float | None, typer.Option(help="default 1e-4 (dt), 1e-3 (classifier)")] = None,
-    encoder: Annotated[str, typer.Option(help="state encoder: minilm | hashing")] = "minilm",
-    finetune_encoder: Annotated[
-        bool, typer.Option("--finetune-encoder", help="train MiniLM with the policy (slow on CPU)")
-    ] = False,
-    corpus: Annotated[
-        Path | None,
-        typer.Option("--corpus", help="pointer: the searched corpus (BEIR JSONL); its idf becomes a token feature"),
-    ] = None,
-    layers: Annotated[int, typer.Option(help="dt layers")] = 6,
-    heads: Annotated[int, typer.Option(help="dt attention heads")] = 8,
-    hidden: Annotated[int | None, typer.Option(help="dt width (768) or classifier hidden units (256)")] = None,
-    max_steps: Annotated[
-        int | None,
-        typer.Option(
-            "--max-steps",
-            help="dt: context (edits per trajectory, default 4); pointer: step limit (default: the 95th "
-            "percentile of the trajectories' lengths)",
-        ),
-    ] = None,
-    claims: Annotated[
-        Path | None,
-        typer.Option(
-            "--claims",
-            help="pointer: the claims JSONL the trajectories were made from; claims the manifest "
-            "(<trajectories>.claims.jsonl) marks at_max / no_improvement with a reward > 0 teach it to stop",
-        ),
-    ] = None,
-    threads: Annotated[
-        int | None, typer.Option(help="torch CPU threads (1 is fastest for small models on busy cores)")
-    ] = None,
-) -> None:
-    from factscout.nn import require_torch
-    from factscout.rewrite.pointer import PointerConfig
-    from factscout.rewrite.policy import REWARD_MODES, ClassifierConfig, DtConfig, save_policy
-    from factscout.rewrite.trajectories import read_trajectories
-    from factscout.training.rewrite import (
-        POLICY_TRAINERS,
-        TrainResult,
-        TrainSettings,
-        train_classifier,
-        train_decision_transformer,
-    )
+def _verdict_aggregator(config: Any, *, out: Path, features: Path | None) -> None:
+    from factscout.training.verdict.aggregator import run
 
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    if threads:
-        require_torch("learned rewrite policies").set_num_threads(threads)
-    if policy not in (*POLICY_TRAINERS, "pointer"):
-        raise UnknownName("trainable rewrite policy", policy, (*POLICY_TRAINERS, "pointer"))
-    if reward not in REWARD_MODES:
-        raise UnknownName("reward mode", reward, REWARD_MODES)
-    found = read_trajectories(trajectories) if trajectories.is_file() else None
-    if found is None:
-        raise InputError(f"no trajectories file at {trajectories}")
-    if not found:
-        raise InputError(f"{trajectories} holds no trajectories")
-    default_lr = 1e-4 if policy == "dt" else 1e-3
-    settings = TrainSettings(epochs=epochs, batch_size=batch_size, lr=lr or default_lr, seed=seed)
-    result: TrainResult
-    if policy == "pointer":
-        from factscout.formats.beir import read_corpus
-        from factscout.rewrite.keywords import IdfTable
-        from factscout.training.rewrite_pointer import pointer_stop_claims, step_limit, train_pointer
-
-        pconfig = PointerConfig(
-            hidden=hidden or 128,
-            max_steps=max_steps or step_limit(found),
-            encoder=encoder,
-            finetune_encoder=finetune_encoder,
-            idf=corpus is not None,
-            history=history,
-            reward=reward,  # type: ignore[arg-type]
-            target_return=target_return,
-        )
-        stops = pointer_stop_claims(trajectories, read_claims(claims)) if claims else []
-        idf = IdfTable.from_passages(read_corpus(corpus)) if corpus else None
-        result = train_pointer(found, stops, pconfig, settings, idf=idf)
-    elif policy == "dt":
-        config = DtConfig(
-            hidden_size=hidden or 768,
-            n_layer=layers,
-            n_head=heads,
-            max_steps=max_steps or 4,
-            reward=reward,  # type: ignore[arg-type]
-            encoder=encoder,
-            finetune_encoder=finetune_encoder,
-        )
-        result = train_decision_transformer(found, config, settings)
-    else:
-        cconfig = ClassifierConfig(
-            hidden=256 if hidden is None else hidden, encoder=encoder, finetune_encoder=finetune_encoder
-        )
-        result = train_classifier(found, cconfig, settings)
-    folder = save_policy(result.policy, out)
-    print(
-        f"wrote {result.policy.name} policy to {folder}: {result.examples} training sequences, "
-        f"loss {result.losses[0]:.4f} -> {result.losses[-1]:.4f} in {result.seconds:.1f}s"
-    )
+    set_torch_threads(2)
+    run(out, config, features=features, say=say, command=command_line("verdict-aggregator"))
 
 
-@app.command(
-    "rewrite-ranker",
-    help=f"Train {trainer_summary('rewrite-ranker')}: it searches the endpoint for candidate keyword queries "
-    "and keeps the one its models predict best.",
-)
-@friendly
-def rewrite_ranker(
-    claims: Annotated[Path, typer.Option("--claims", "-i", "--input", help="training claims JSONL (BEIR queries)")],
-    qrels: Annotated[Path, typer.Option(help="their qrels (BEIR TSV or TREC)")],
-    corpus: Annotated[Path, typer.Option(help="the searched corpus (BEIR JSONL)")],
-    out: Annotated[Path, typer.Option("--out", "-o", "--output", help="folder for policy.json + ranker.npz")],
-    retriever: Annotated[
-        str, typer.Option(help="the endpoint: bm25-and | bm25-plain | bm25 | dense | ...")
-    ] = "bm25-and",
-    folds: Annotated[int, typer.Option(help="cross-validation folds (out-of-fold features; target and margin)")] = 5,
-    semantic: Annotated[
-        str,
-        typer.Option(
-            help="an encoder (minilm, minilm-int8, a sentence-transformers name or folder) with which the ranker "
-            "also reads how close the returned passages are to the claim; lexical: by the words they share "
-            "(for a dense endpoint, whose own scores are MiniLM's); lexical-idf: shared words weighted by their idf; "
-            "'' for none"
-        ),
-    ] = "",
-    booster: Annotated[
-        str, typer.Option(help="exact (GradientBoostingRegressor) | hist (histogram boosting, ~10x faster)")
-    ] = "exact",
-    consensus: Annotated[
-        bool,
-        typer.Option(
-            "--consensus/--no-consensus",
-            help="also read how each candidate's results agree with all the candidates' fused results",
-        ),
-    ] = False,
-    seed: Annotated[int, typer.Option()] = 0,
-) -> None:
-    from factscout.formats.beir import read_corpus
-    from factscout.formats.trec import read_qrels
-    from factscout.retrieve import build_retriever
-    from factscout.rewrite.policy import save_policy
-    from factscout.rewrite.ranker import RankerConfig
-    from factscout.training.rewrite_ranker import RankerSettings, train_ranker
+def _no_zero(value: int) -> int | None:
+    """``--epochs 0`` means no override (the default of the run, quick or full)."""
+    return value or None
 
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    passages = list(read_corpus(corpus))
-    endpoint = build_retriever(passages, retriever, show_progress=False)
-    settings = RankerSettings(folds=folds, seed=seed, booster=booster)
-    config = RankerConfig(retriever=retriever, semantic=semantic, consensus=consensus)
-    policy = train_ranker(
-        read_claims(claims), read_qrels(qrels), {p.passage_id: p for p in passages}, endpoint, config, settings
-    )
-    folder = save_policy(policy, out)
-    t = policy.training
-    print(
-        f"wrote the ranker policy to {folder}: {t['claims']} claims, {t['candidates']} candidates; "
-        f"cross-validated AP@50 {t['cross-validated AP@50']} (the claim {t['claim AP@50']}, "
-        f"the oracle over the candidates {t['oracle AP@50 over the candidates']}) in {t['seconds']} s"
-    )
+
+SPECS: dict[str, CommandSpec] = {
+    "stance": CommandSpec(
+        (
+            OUT,
+            option("sources", str, "scifact", help="comma-separated, from scifact,covidfact,averitec"),
+            setting("hidden"),
+            setting("epochs"),
+            setting("lr"),
+            setting("seed"),
+            option("no_negation", bool, False, "--no-negation", help="no negation-augmented refuting pairs"),
+            option(
+                "ablations",
+                bool,
+                False,
+                "--ablations",
+                help="also train the data-source / logistic-regression variants (slower)",
+            ),
+        ),
+        _stance,
+        f"Train {trainer_summary('stance')}; tune the Quin+ selector and count rule.",
+    ),
+    "selector": CommandSpec(
+        (
+            option("out", Path, ..., "--out", help="folder for the weights, MODEL_CARD.md, metrics.json"),
+            option("quick", bool, False, "--quick", help="smoke run: few claims, 3 epochs (not for shipping)"),
+            setting("max_epochs", name="epochs", override=True, parse=_no_zero),
+        ),
+        _selector,
+        f"Train, evaluate and ship {trainer_summary('selector')}.",
+        base=_selector_base,
+    ),
+    "classifier": CommandSpec(
+        (
+            option("out", Path, ..., "--out", help="folder for the weights, metrics and card"),
+            setting("folds"),
+            setting("seed"),
+        ),
+        _classifier,
+        f"Train {trainer_summary('classifier')} on AVeriTeC train.",
+    ),
+    "qgen": CommandSpec(
+        (
+            option("out", str, str(DEFAULT_MODEL_PATH), help="where to write the model JSON"),
+            option("data", str | None, None, help="data folder (default: $FACTSCOUT_DATA or ../shared/data)"),
+        ),
+        _qgen,
+        f"Train {trainer_summary('qgen')} on AVeriTeC train + ClaimDecomp dev + QuanTemp test.",
+    ),
+    "dense": CommandSpec(
+        (
+            option("out", Path, ..., "--out", help="folder for the adapter, model card and metrics"),
+            option("quick", bool, False, "--quick", help="seconds-long smoke run on the scifact_mini fixture"),
+            setting("seed"),
+            setting("epochs", override=True),
+            setting("lr", override=True),
+            setting("batch_size", "--batch-size", override=True),
+            setting("hard_negatives", "--hard-negatives", override=True),
+            setting("sources", type=str, override=True, parse=lambda text: comma_tuple(text) or None),
+            option("stage", DenseStage, DenseStage.ALL),
+            option("bundle", Path | None, None, help="the prepared data (.json.gz) the stages share"),
+            option("embeddings", Path | None, None, help="encode: output .npz; report: fine-tuned corpus embeddings"),
+            option("base", bool, False, "--base", help="encode: without the adapter"),
+            option("heldout", bool, False, "--heldout", help="encode: also score the held-out claims"),
+            option(
+                "adapter",
+                Path | None,
+                None,
+                help="encode/report: the adapter file (default: OUT/dense_minilm_lora.npz)",
+            ),
+            option("note_file", Path | None, None, "--note-file", help="report: a paragraph for the model card"),
+            option("device", str, "cpu", help="torch device for fit and encode"),
+            option("backbone", str | None, None, help="a folder holding the backbone (default: the package)"),
+            option("threads", int, 2, help="torch CPU threads"),
+        ),
+        _dense,
+        f"Fine-tune {trainer_summary('dense')} and measure it on held-out SciFact.",
+        base=quick_or_full("factscout.training.dense.trainer"),
+    ),
+    "verdict-aggregator": CommandSpec(
+        (
+            OUT,
+            setting("stance"),
+            setting("k", "--k", min=1),
+            option("features", Path | None, None, help="cache of the pipeline pass (JSONL): reused, else written"),
+            setting("retriever"),
+            setting("limit_claims", "--limit-claims", min=1),
+            setting("oof_head", "--oof-head/--no-oof-head"),
+            setting("seed"),
+        ),
+        _verdict_aggregator,
+        "Train the learned verdict aggregator on SciFact claims run through `check`; "
+        "held-out macro-F1 vs the count rule.",
+    ),
+    **train_staged.SPECS,
+    **train_rewrite.SPECS,
+}
+
+
+def config_of(name: str) -> type | None:
+    """The config dataclass that ``TRAINERS[name]`` names (None: the trainer has none)."""
+    info = TRAINERS[name]
+    return None if info.config is None else getattr(import_module(info.module), info.config)
+
+
+for _name in TRAINERS:
+    add_command(app, _name, SPECS[_name], config_of(_name))
 
 
 @app.command("stance-pairs", help="Build the stance training pairs (every dataset, augmented) as JSONL.")
@@ -401,8 +297,9 @@ def stance_pairs(
 ) -> None:
     from rich.table import Table
 
+    from factscout.errors import InputError
     from factscout.records import STANCE_LABELS
-    from factscout.training.stance_pairs import build_stance_pairs, counts_of, default_exclusions, write_stance_pairs
+    from factscout.training.stance.pairs import build_stance_pairs, counts_of, default_exclusions, write_stance_pairs
 
     started = time.perf_counter()
     excluded = None
@@ -412,9 +309,9 @@ def stance_pairs(
         excluded = default_exclusions(data) | {ln.strip() for ln in exclude.read_text().splitlines() if ln.strip()}
     pairs = build_stance_pairs(
         data,
-        sources=[s.strip() for s in sources.split(",") if s.strip()],
+        sources=list(comma_tuple(sources)),
         augment=not no_augment,
-        augmentations=None if augmentations is None else [a.strip() for a in augmentations.split(",") if a.strip()],
+        augmentations=None if augmentations is None else list(comma_tuple(augmentations)),
         seed=seed,
         exclude_claim_ids=excluded,
         consistency=consistency,
@@ -434,31 +331,3 @@ def stance_pairs(
     table.add_row("total", *map(str, totals), str(sum(totals)), style="bold")
     Console().print(table)
     say(f"wrote {path} and {counts_path}")
-
-
-# --- verdict-aggregator (the verdict method `learned`; one block, kept at the end) ---
-_AGG = (
-    "Train the learned verdict aggregator on SciFact claims run through `check`; held-out macro-F1 vs the count rule."
-)
-_OOF = "with the stance head: the training part's stances from out-of-fold heads"
-
-
-@app.command("verdict-aggregator", help=_AGG)
-@friendly
-def verdict_aggregator(
-    out: Out,
-    stance: Annotated[str | None, typer.Option(help="stance model (default: check's default)")] = None,
-    k: Annotated[int, typer.Option("--k", min=1, help="stances read per claim (top-k by passage rank)")] = 10,
-    features: Annotated[
-        Path | None, typer.Option(help="cache of the pipeline pass (JSONL): reused, else written")
-    ] = None,
-    retriever: Annotated[str, typer.Option(help="retriever over the SciFact corpus")] = "bm25",
-    limit_claims: Annotated[int | None, typer.Option("--limit-claims", min=1, help="N claims per part")] = None,
-    oof_head: Annotated[bool, typer.Option("--oof-head/--no-oof-head", help=_OOF)] = True,
-    seed: Annotated[int, typer.Option()] = 13,
-) -> None:
-    from factscout.training.verdict_aggregator import AggregatorConfig, run
-
-    set_torch_threads(2)
-    config = AggregatorConfig(seed, k, stance, retriever, oof_head=oof_head, limit_claims=limit_claims)
-    run(out, config, features=features, say=say, command=command_line("verdict-aggregator"))

@@ -1,16 +1,17 @@
 """The ``factscout train`` typer app and what its sub-commands share (:mod:`factscout.cli.train`
-and :mod:`factscout.cli.train_staged` add the sub-commands)."""
+generates the sub-commands, :mod:`factscout.cli.train_options` says how)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
 from factscout.cli.common import err
+from factscout.cli.train_options import option
 from factscout.errors import UnknownName
 from factscout.training.base import TRAINERS
 
@@ -60,16 +61,10 @@ def set_torch_threads(n: int) -> None:
     torch.set_num_threads(n)
 
 
-def override(config: Any, **values: Any) -> Any:
-    """``config`` with each option the user gave (not None) replacing its default."""
-    from dataclasses import replace
-
-    return replace(config, **{name: value for name, value in values.items() if value is not None})
-
-
 def trainer_summary(name: str) -> str:
     """The one-line summary of trainer ``name`` (:data:`~factscout.training.base.TRAINERS`), for help texts."""
     return TRAINERS[name].summary
 
 
-Out = Annotated[Path, typer.Option("--out", help="folder for the weights, model card and metrics")]
+OUT = option("out", Path, ..., "--out", help="folder for the weights, model card and metrics")
+"""The ``--out`` option most trainers share."""

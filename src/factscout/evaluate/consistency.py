@@ -7,7 +7,7 @@ itself or a faithful rewording is a minimum-functionality test (supports), a neg
 reversed direction a directional one (refutes), and a sentence about another claim or another
 subject tests that a model reads the claim, not its topic (not enough info). Each case is a
 :class:`ConsistencyCase` of one :data:`KINDS` kind; the builders, which need the parser and the
-counterfactual edits, live in :mod:`factscout.training.stance_consistency`.
+counterfactual edits, live in :mod:`factscout.training.stance.consistency`.
 
 The measure is per kind: the share of cases that get the :data:`EXPECTED` label, and for
 :data:`SUBJECT` also the share called supports or refutes (the error the kind exists for).

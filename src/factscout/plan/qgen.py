@@ -43,8 +43,8 @@ sources to rebuild the rest, see ``models/MODEL_CARD.md``) was trained on AVeriT
 ClaimDecomp dev and QuanTemp test questions, with AVeriTeC's answers as evidence. Its neighbour
 index is rebuilt from ``../shared/data`` when it loads (about two seconds);
 :class:`~factscout.errors.DataNotFound` says where it looked when the data is not there.
-Rebuild it with ``factscout train qgen --out PATH`` (:func:`factscout.training.qgen.train_default`).
-For honest evaluation on a training dataset use :func:`factscout.training.qgen.cross_fitted_plans` (each fold planned
+Rebuild it with ``factscout train qgen --out PATH`` (:func:`factscout.training.qgen.trainer.train_default`).
+For honest evaluation on a training dataset use :func:`factscout.training.qgen.trainer.cross_fitted_plans` (each fold planned
 by a model fitted on the other folds); the planner itself never uses a claim's own pair (same
 id or same text) as a neighbour.
 """
@@ -95,7 +95,7 @@ SEED = 0
 
 class EvidenceLabels(Protocol):
     """Gold evidence that labels candidates by what they retrieve
-    (:class:`factscout.training.qgen.EvidencePool`)."""
+    (:class:`factscout.training.qgen.trainer.EvidencePool`)."""
 
     def covers(self, pair_id: str) -> bool: ...
 
@@ -247,7 +247,7 @@ class QueryGenerator:
         """Train on (claim, gold sub-questions) pairs; any subset works (at least 2 pairs).
 
         With ``evidence``, the candidate model learns from what candidates of the pairs it covers
-        retrieve (an :class:`EvidenceLabels`, e.g. :class:`factscout.training.qgen.EvidencePool`); without, from their overlap with the gold questions.
+        retrieve (an :class:`EvidenceLabels`, e.g. :class:`factscout.training.qgen.trainer.EvidencePool`); without, from their overlap with the gold questions.
         """
         pairs = [p for p in pairs if p.claim.strip() and p.questions]
         if len(pairs) < 2:

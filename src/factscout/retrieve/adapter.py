@@ -1,6 +1,6 @@
 """The fine-tuned dense encoder: all-MiniLM-L6-v2 plus factscout's shipped LoRA adapter.
 
-``factscout train dense`` (:mod:`factscout.training.dense`) fine-tunes the offline
+``factscout train dense`` (:mod:`factscout.training.dense.trainer`) fine-tunes the offline
 all-MiniLM-L6-v2 bi-encoder on claim -> evidence pairs with an in-batch sampled softmax (as
 QR-BERT in Quin+, Samarinas et al. 2021) and ships only LoRA adapters (Hu et al. 2022) on the
 attention projections, fp16 in ``models/dense_minilm_lora.npz`` (``models/MODEL_CARD.md``).

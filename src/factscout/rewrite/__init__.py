@@ -14,7 +14,7 @@ edit trajectories for offline RL.
   (networks in :mod:`.networks`, state encoders in :mod:`.state`); :mod:`.rewriter`
   ``rewrite(claim, policy, env) -> RewriteTrace``; :mod:`.io` saved and shipped policies;
   :mod:`.policy` all of these under one import (imported on demand: the learned ones need torch);
-* :mod:`factscout.training.rewrite` — ``factscout train rewrite --trajectories bfs.jsonl --policy dt|classifier``.
+* :mod:`factscout.training.rewrite.trainer` — ``factscout train rewrite --trajectories bfs.jsonl --policy dt|classifier``.
 """
 
 from factscout.rewrite.actions import (

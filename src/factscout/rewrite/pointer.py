@@ -31,7 +31,7 @@ whole gain at every step, or ``dense``, the gain still to come); at inference, w
 policy is conditioned on ``target_return``.
 
 Training (behaviour cloning on BFS and keep-set trajectories, with stop examples) is in
-:mod:`factscout.training.rewrite_pointer`. The MiniLM encoder is frozen by default (token vectors
+:mod:`factscout.training.rewrite.pointer`. The MiniLM encoder is frozen by default (token vectors
 cached per query); ``finetune_encoder`` trains it with the head.
 """
 

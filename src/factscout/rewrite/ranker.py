@@ -18,7 +18,7 @@ is often the best query already.
 ``k`` highest-idf content words for every ``k`` (top-k IDF); and every set of at most
 ``max_size`` of the ``top_n`` highest-idf distinct words.
 
-**Two learned models**, both fitted by :mod:`factscout.training.rewrite_ranker` on training claims
+**Two learned models**, both fitted by :mod:`factscout.training.rewrite.ranker` on training claims
 with qrels:
 
 * a **token model** (logistic regression over :func:`word_features`: part of speech, stop word,

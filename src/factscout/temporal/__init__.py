@@ -1,6 +1,6 @@
 """Time: date extraction and normalisation, the four temporal evidence rankings and their learned
 mixture with Δt features (``mixture``), ListMLE, the time-aware re-ranking stage and the joint
-veracity + evidence-ranking models (``joint``; trained by :mod:`factscout.training.temporal`; they
+veracity + evidence-ranking models (``joint``; trained by :mod:`factscout.training.temporal.trainer`; they
 need torch). The published-before filter lives inside each retriever."""
 
 from factscout.dates import parse_date

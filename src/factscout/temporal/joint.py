@@ -31,7 +31,7 @@ mix of, temporal order helps. :meth:`JointModel.mixture_weights` gives ``π``.
 
 Randomness: a batch may carry a ``generator`` (``torch.Generator``); the dropout masks and the
 random evidence weights are then drawn from it alone, so a seeded generator reproduces a training
-run exactly (:mod:`factscout.training.temporal`). Without one they come from torch's global
+run exactly (:mod:`factscout.training.temporal.trainer`). Without one they come from torch's global
 generator. Parameter initialisation uses torch's global generator, as every ``nn.Module`` does:
 build the model after seeding it (``factscout.training.loop.deterministic_training``).
 """

@@ -28,7 +28,7 @@ is given):
   balance.
 
 **Model**: multinomial logistic regression over standardised features, trained by
-``factscout train verdict-aggregator`` (``training/verdict_aggregator.py``): fitted on SciFact
+``factscout train verdict-aggregator`` (``training/verdict/aggregator.py``): fitted on SciFact
 fitting claims, regularisation chosen on dev claims, then a softmax temperature fitted on dev
 (Guo et al. 2017) so the probabilities are calibrated. The label set is stored with the model:
 SciFact's three verdicts, or four with ``conflicting`` when trained on AVeriTeC-style data.

@@ -1,0 +1,1 @@
+"""The qgen query generator's recipe (:mod:`.trainer`)."""
