@@ -52,3 +52,4 @@ _add(
     "rewrite_ranker",
     "the candidate-ranking rewrite policy (learned from the endpoint's rewards; no trajectories)",
 )
+_add("claim-match", "claim_match.train", "the claim-match model (learned BM25 + MiniLM fusion for fact-check lookup)")
