@@ -7,6 +7,7 @@ lab's qrels as they are), ``add`` appends a user's own fact-checks atomically.
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Annotated
 
@@ -99,12 +100,16 @@ def search(
     queries = list(read_queries(input, strict=True))
     memory = FactCheckMemory.load(index)
     rankings = []
-    dated: dict[object, list[int]] = {}
+    dated: dict[dt.date | None, list[int]] = {}
     for i, q in enumerate(queries):
         dated.setdefault(q.date if date_filter else None, []).append(i)
     found: dict[int, list] = {}
     for day, rows in dated.items():
-        for i, matches in zip(rows, memory.search_many([queries[i].text for i in rows], k, before=day), strict=True):  # type: ignore[arg-type]
+        for i, matches in zip(
+            rows,
+            memory.search_many([queries[i].text for i in rows], k, before=day, dates=[queries[i].date for i in rows]),
+            strict=True,
+        ):
             found[i] = matches
     for i, q in enumerate(queries):
         hits = [Hit(m.record.fact_check_id, m.score) for m in found[i]]

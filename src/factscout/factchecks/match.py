@@ -5,10 +5,14 @@ Candidates come from two views of the memory, as in the task's stronger runs (Na
 over title + claim + summary, and dense cosine similarity of all-MiniLM-L6-v2 embeddings
 (Reimers & Gurevych 2019), each giving its top ``depth``; the query is the cleaned tweet
 (:func:`~.clean.clean_tweet`). Every candidate in the union is scored by a logistic model over
-six features (the learned fusion, trained by ``factscout train claim-match`` on CheckThat 2A
+eleven features (the learned fusion, trained by ``factscout train claim-match`` on CheckThat 2A
 train and chosen on dev): BM25 score relative to the query's best and absolute (/20), cosine and
-cosine minus the query's best cosine, and the reciprocal ranks of both lists (1/(60+rank),
-as in RRF, Cormack et al. 2009). The model's probability is the match score; a match is shown
+cosine minus the query's best cosine, the reciprocal ranks of both lists (1/(60+rank), as in
+RRF, Cormack et al. 2009); the time between the claim's date (a tweet's embed-signature date,
+or the date given with the claim) and the fact-check's publication (log days, and whether it was
+published within :data:`SOON` of the claim: fact-checkers answer viral claims within days); and
+the Jaccard overlap and coverage of content words between the claim and the fact-check's
+title + claim. The model's probability is the match score; a match is shown
 only at or above the threshold chosen on dev for precision >= 0.9 of the top match.
 
 The weights ship as ``models/claim_match.json`` (:data:`DEFAULT_MODEL`); without them the
@@ -17,10 +21,13 @@ matcher falls back to CombSUM of min-max normalised BM25 and cosine (Fox & Shaw 
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
+import math
 import os
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -28,7 +35,61 @@ import numpy as np
 
 from factscout.errors import BadModel
 
-FEATURES = ("bm25_rel", "bm25_abs", "cosine", "cosine_gap", "rr_bm25", "rr_dense")
+FEATURES = (
+    "bm25_rel",
+    "bm25_abs",
+    "cosine",
+    "cosine_gap",
+    "rr_bm25",
+    "rr_dense",
+    "both_dated",
+    "log_day_gap",
+    "checked_soon_after",
+    "word_jaccard",
+    "word_cover",
+)
+SOON = (-3, 60)  # a fact-check published from 3 days before to 60 days after the claim's date
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "in",
+        "and",
+        "is",
+        "was",
+        "for",
+        "on",
+        "that",
+        "this",
+        "with",
+        "as",
+        "are",
+        "be",
+        "by",
+        "at",
+        "it",
+        "from",
+        "has",
+        "have",
+        "not",
+        "will",
+        "his",
+        "her",
+        "they",
+        "he",
+        "she",
+        "you",
+        "we",
+        "i",
+        "our",
+        "your",
+        "their",
+    ]
+)
 RR_K = 60
 DEFAULT_MODEL = Path(__file__).parent / "models" / "claim_match.json"
 
@@ -88,13 +149,26 @@ def file_sha256(path: str | os.PathLike[str]) -> str | None:
     return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
 
 
+def content_words(text: str) -> frozenset[str]:
+    """Lower-cased words of two or more characters, without the commonest English function words."""
+    return frozenset(w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in _STOP)
+
+
 def candidate_features(
-    bm25: Mapping[int, float], cosines: np.ndarray, dense_top: Sequence[int]
+    bm25: Mapping[int, float],
+    cosines: Mapping[int, float] | np.ndarray,
+    dense_top: Sequence[int],
+    *,
+    query_date: dt.date | None = None,
+    query_words: frozenset[str] = frozenset(),
+    record_dates: Sequence[dt.date | None] | None = None,
+    record_words: Callable[[int], frozenset[str]] | None = None,
 ) -> tuple[list[int], np.ndarray]:
     """The candidate rows (the union of the BM25 hits and the dense top) and their feature matrix.
 
-    ``bm25`` maps a row to its BM25 score; ``cosines`` holds the query's cosine to every row;
-    ``dense_top`` lists the dense top rows in rank order."""
+    ``bm25`` maps a row to its BM25 score; ``cosines`` gives the query's cosine for each row;
+    ``dense_top`` lists the dense top rows in rank order; ``record_dates[row]`` and
+    ``record_words(row)`` give a record's publication date and content words."""
     rows = sorted(set(bm25) | set(dense_top))
     if not rows:
         return [], np.zeros((0, len(FEATURES)), dtype=np.float64)
@@ -104,10 +178,10 @@ def candidate_features(
     d_order = sorted(range(len(rows)), key=lambda i: (-cos[i], rows[i]))
     d_rank = {rows[i]: n for n, i in enumerate(d_order)}
     b_max = max(bm25.values(), default=0.0) or 1.0
-    X = np.empty((len(rows), len(FEATURES)), dtype=np.float64)
+    X = np.zeros((len(rows), len(FEATURES)), dtype=np.float64)
     for i, r in enumerate(rows):
         b = bm25.get(r, 0.0)
-        X[i] = (
+        X[i, :6] = (
             b / b_max,
             b / 20.0,
             cos[i],
@@ -115,6 +189,14 @@ def candidate_features(
             1 / (RR_K + b_rank.get(r, depth)),
             1 / (RR_K + d_rank[r]),
         )
+        published = record_dates[r] if record_dates is not None else None
+        if query_date is not None and published is not None:
+            days = (published - query_date).days
+            X[i, 6:9] = (1.0, math.log1p(abs(days)) / 5, float(SOON[0] <= days <= SOON[1]))
+        if record_words is not None and query_words:
+            words = record_words(r)
+            shared = len(query_words & words)
+            X[i, 9:11] = (shared / max(1, len(query_words | words)), shared / max(1, len(words)))
     return rows, X
 
 

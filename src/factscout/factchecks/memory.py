@@ -27,9 +27,18 @@ from typing import Any
 
 import numpy as np
 
+from factscout.datasets.checkthat import tweet_date
 from factscout.errors import BadIndex, InputError
 from factscout.factchecks.clean import clean_tweet
-from factscout.factchecks.match import DEFAULT_MODEL, MatchModel, candidate_features, file_sha256, score_candidates
+from factscout.factchecks.match import (
+    DEFAULT_MODEL,
+    FEATURES,
+    MatchModel,
+    candidate_features,
+    content_words,
+    file_sha256,
+    score_candidates,
+)
 from factscout.factchecks.merge import merge_duplicates
 from factscout.factchecks.record import FactCheck
 from factscout.formats.jsonl import read_jsonl, write_jsonl
@@ -93,6 +102,8 @@ class FactCheckMemory:
         self.bm25 = bm25 or Bm25Retriever.build(store, Bm25Config(undated="drop"))
         self._row = {r.fact_check_id: i for i, r in enumerate(self.records)}
         self._days = np.array([r.date.toordinal() if r.date else -1 for r in self.records], dtype=np.int64)
+        self._dates = [r.date for r in self.records]
+        self._word_cache: dict[int, frozenset[str]] = {}
         self._encoder: Any = None
 
     # building and reading -------------------------------------------------------------------
@@ -238,12 +249,21 @@ class FactCheckMemory:
         return len(self.records)
 
     def candidates(
-        self, texts: Sequence[str], *, before: dt.date | None = None, clean: bool = True
+        self,
+        texts: Sequence[str],
+        *,
+        before: dt.date | None = None,
+        dates: Sequence[dt.date | None] | None = None,
+        clean: bool = True,
     ) -> list[tuple[list[int], np.ndarray]]:
         """For each text, the candidate record rows and their claim-match features
-        (:func:`~.match.candidate_features`); ``before``: only records published on or before that day."""
+        (:func:`~.match.candidate_features`); ``before``: only records published on or before that
+        day. A text's date (for the time features) is ``dates[i]`` when given, else the date of a
+        tweet's embed signature, else ``before``."""
         if not texts or not self.records:
-            return [([], np.zeros((0, 0))) for _ in texts]
+            return [([], np.zeros((0, len(FEATURES)))) for _ in texts]
+        if dates is not None and len(dates) != len(texts):
+            raise InputError(f"{len(dates)} dates for {len(texts)} texts")
         queries = [clean_tweet(t) if clean else t.strip() for t in texts]
         allowed = None
         if before is not None:
@@ -263,31 +283,54 @@ class FactCheckMemory:
             top = np.argpartition(-masked, min(depth, n_ok) - 1)[:depth] if n_ok else np.zeros(0, dtype=np.int64)
             dense = [int(r) for r in sorted(top, key=lambda r: (-masked[r], r)) if np.isfinite(masked[r])]
             bm25 = {self._row[h.passage_id]: h.score for h in ranking.hits}
-            out.append(candidate_features(bm25, cos, dense))
+            given = dates[qi] if dates is not None else None
+            day = given or tweet_date(texts[qi]) or before
+            features = candidate_features(
+                bm25, cos, dense, query_date=day, query_words=content_words(queries[qi]),
+                record_dates=self._dates, record_words=self._words,
+            )  # fmt: skip
+            out.append(features)
         return out
 
+    def _words(self, row: int) -> frozenset[str]:
+        words = self._word_cache.get(row)
+        if words is None:
+            record = self.records[row]
+            words = self._word_cache[row] = content_words(f"{record.claim} {record.title}")
+        return words
+
     def search_many(
-        self, texts: Sequence[str], k: int = 10, *, before: dt.date | None = None, clean: bool = True
+        self,
+        texts: Sequence[str],
+        k: int = 10,
+        *,
+        before: dt.date | None = None,
+        dates: Sequence[dt.date | None] | None = None,
+        clean: bool = True,
     ) -> list[list[Match]]:
         """The top ``k`` fact-checks for each text, best first (ties by id); ``before``: only those
         published on or before that day. Texts are cleaned (:func:`clean_tweet`) unless ``clean`` is off."""
         if k < 1:
             raise InputError(f"k must be >= 1, got {k}")
         out = []
-        for rows, X in self.candidates(texts, before=before, clean=clean):
+        for rows, X in self.candidates(texts, before=before, dates=dates, clean=clean):
             scores = score_candidates(self.model, X)
             order = sorted(range(len(rows)), key=lambda i: (-scores[i], self.records[rows[i]].fact_check_id))[:k]
             out.append([Match(self.records[rows[i]], float(scores[i])) for i in order])
         return out
 
-    def search(self, text: str, k: int = 10, *, before: dt.date | None = None) -> list[Match]:
-        """The top ``k`` fact-checks for ``text``, best first."""
-        return self.search_many([text], k, before=before)[0]
+    def search(
+        self, text: str, k: int = 10, *, before: dt.date | None = None, date: dt.date | None = None
+    ) -> list[Match]:
+        """The top ``k`` fact-checks for ``text``, best first; ``date``: when the claim was made (else
+        a tweet's signature date, else ``before``), for the time features."""
+        return self.search_many([text], k, before=before, dates=[date])[0]
 
     def matches(
         self, text: str, *, before: dt.date | None = None, threshold: float | None = None, k: int = 5
     ) -> list[Match]:
-        """The fact-checks to show for ``text``: published on or before ``before`` when given, and
-        scoring at or above ``threshold`` (default: the shipped one, :attr:`threshold`)."""
+        """The fact-checks to show for ``text``: published on or before ``before`` when given (the
+        claim's date: it also feeds the time features), and scoring at or above ``threshold``
+        (default: the shipped one, :attr:`threshold`)."""
         cut = self.threshold if threshold is None else threshold
         return [m for m in self.search(text, k, before=before) if m.score >= cut]

@@ -71,7 +71,8 @@ def unchecked_top1(
         cos = {rows[i]: float(X[i, 2]) for i in keep}
         bm25 = {rows[i]: float(X[i, 1]) * 20.0 for i in keep if X[i, 1] > 0}
         dense = sorted(cos, key=lambda r: (-cos[r], r))[: model.depth]
-        _, X2 = candidate_features(bm25, cos, dense)  # type: ignore[arg-type]
+        kept, X2 = candidate_features(bm25, cos, dense)
+        X2[:, 6:] = X[[rows.index(r) for r in kept], 6:]  # the time and word features are per pair
         out.append((float(score_candidates(model, X2).max()), False))
     return out
 
