@@ -3,7 +3,9 @@ import datetime as dt
 import pytest
 
 from factscout.errors import InputError
-from factscout.factchecks import FactCheckMemory
+from factscout.factchecks import FactCheckMemory, MatchModel
+
+from .conftest import WordEncoder, fc
 
 
 def test_search_finds_the_check_of_a_reworded_claim(memory):
@@ -41,3 +43,14 @@ def test_a_saved_memory_loads_the_same(memory, tmp_path):
 def test_k_must_be_positive(memory):
     with pytest.raises(InputError, match="k must be"):
         memory.search("x", 0)
+
+
+def test_a_tweet_signature_date_prefers_the_check_published_soon_after():
+    """Two checks of one rumour: the tweet's embed-signature date picks the one published days after it."""
+    claim = "Vaccines contain microchips to track people."
+    old, new = fc("old", claim, dt.date(2021, 1, 10)), fc("new", claim, dt.date(2022, 5, 1))
+    memory = FactCheckMemory.build([old, new], model=MatchModel.load(), encoder=WordEncoder())
+    tweet = "Vaccines contain microchips to track people! pic.twitter.com/x — Some One (@someone) {}"
+    assert memory.search(tweet.format("April 28, 2022"), 1)[0].record.fact_check_id == "new"
+    assert memory.search(tweet.format("January 5, 2021"), 1)[0].record.fact_check_id == "old"
+    assert memory.search("Vaccines contain microchips", 1, date=dt.date(2022, 4, 30))[0].record.fact_check_id == "new"

@@ -15,11 +15,15 @@ def model_card(metrics: dict[str, Any], command: str) -> str:
     shown = metrics["shown"]
     return f"""# Claim-match model (learned fusion of BM25 and MiniLM for CheckThat! 2022 2A)
 
-A logistic model over six features of a (tweet, fact-check) candidate pair: BM25 score relative
-to the tweet's best and absolute, MiniLM cosine and its gap to the best cosine, and the
-reciprocal ranks in both candidate lists (`factscout.factchecks.match`). It re-scores the union
-of the BM25 top {metrics["config"]["depth"]} and the dense top {metrics["config"]["depth"]};
-its probability is the match score shown in "Checked before".
+A logistic model over eleven features of a (tweet, fact-check) candidate pair
+(`factscout.factchecks.match.FEATURES`): BM25 score relative to the tweet's best and absolute,
+MiniLM cosine and its gap to the best cosine, the reciprocal ranks in both candidate lists, the
+days between the claim's date (a tweet's embed-signature date, or the date given with the claim)
+and the fact-check's publication (log days; published within 3 days before to 60 days after),
+and content-word Jaccard and coverage. It re-scores the union of the BM25 top
+{metrics["config"]["depth"]} and the dense top {metrics["config"]["depth"]} (cleaned tweet as
+the query); its probability is the match score shown in "Checked before". No cross-encoder:
+this learned fusion is the re-ranking step (docs/results.md, "Checked before", says why).
 
 - **Data**: CLEF CheckThat! 2022 task 2A (English): fitted on train (997 tweets), chosen on dev
   (199), reported on dev-test (202). The lab's test split was kept aside.
@@ -58,4 +62,8 @@ On dev-test, {shown["dev_test"]["unchecked_shown"]:.1%} of the unchecked copies 
 ```
 {command}
 ```
+
+About 1.5 minutes on 2 CPU cores once the MiniLM vectors of the 14,231 verified claims are in
+the embedding cache (encoding them first takes 4 to 8 minutes). Deterministic (lbfgs, seed
+{metrics["config"]["seed"]}).
 """
