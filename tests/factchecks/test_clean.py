@@ -49,3 +49,17 @@ def test_no_cleaned_tweet_of_the_real_files_keeps_furniture_or_is_empty():
             assert cleaned.strip(), claim.claim_id
             assert "pic.twitter.com" not in cleaned and "http" not in cleaned, claim.claim_id
             assert "(@" not in cleaned, claim.claim_id
+
+
+def test_the_signature_date_is_read_from_the_lab_tsv_quoting_too():
+    import datetime as dt
+
+    from factscout.factchecks.clean import signature_date
+
+    quoted = (
+        '"Sen. Mitch McConnell: ""As recently as October..."" pic.twitter.com/PYQKe9Geez — Forbes (@Forbes) '
+        'January 28, 2021"'
+    )
+    assert signature_date(quoted) == dt.date(2021, 1, 28)
+    assert signature_date(REAL[2][0]) == dt.date(2020, 1, 14)
+    assert signature_date("No signature here.") is None

@@ -11,16 +11,17 @@ the signature is kept as words: a fact-check often names who said it ("Ilhan Oma
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import re
 import unicodedata
 
-__all__ = ["clean_tweet", "split_hashtag"]
+__all__ = ["clean_tweet", "signature_date", "split_hashtag"]
 
 # "— Name (@handle) January 14, 2020" (also with "-" or "--", and "Month D, YYYY" optional)
 _SIGNATURE = re.compile(
     r"\s*(?:—|–|--|-)\s*(?P<name>[^—\n]{0,80}?)\s*\(@\w{1,30}\)\s*"
-    r"(?:[A-Z][a-z]+\.? \d{1,2}, \d{4})?\s*\"?\s*$"
+    r"(?P<date>[A-Z][a-z]+\.? \d{1,2}, \d{4})?\s*\"?\s*$"
 )
 _URL = re.compile(r"(?:https?://|www\.)\S+|\bpic\.twitter\.com/\S+|\b\w+\.(?:com|org|net|ly|gov)/\S+", re.IGNORECASE)
 _MENTION = re.compile(r"(?<![\w@])@(\w{1,30})")
@@ -42,6 +43,25 @@ def _is_emoji(ch: str) -> bool:
     return cat == "So" or (cat == "Sk" and "\U0001f3fb" <= ch <= "\U0001f3ff") or "\U0001f1e6" <= ch <= "\U0001f1ff"
 
 
+def _unquoted(text: str) -> str:
+    t = html.unescape(text.strip()).strip()
+    if len(t) >= 2 and t[0] == '"' and t[-1] == '"':
+        t = t[1:-1].replace('""', '"')
+    return t
+
+
+def signature_date(text: str) -> dt.date | None:
+    """The date of a tweet's embed signature ("— Name (@handle) January 14, 2020"), or None; the
+    tweet may still carry the CSV quoting of the lab's TSV files (``"..."`` with ``""`` inside)."""
+    m = _SIGNATURE.search(_unquoted(text))
+    if m is None or not m.group("date"):
+        return None
+    try:
+        return dt.datetime.strptime(m.group("date").replace(".", ""), "%B %d, %Y").date()
+    except ValueError:
+        return None
+
+
 def clean_tweet(text: str, *, keep_author: bool = True) -> str:
     """The text of a tweet as a claim-matching query.
 
@@ -52,9 +72,7 @@ def clean_tweet(text: str, *, keep_author: bool = True) -> str:
     that is nothing but furniture comes back as the stripped original rather than empty.
     """
     original = text.strip()
-    t = html.unescape(original).strip()
-    if len(t) >= 2 and t[0] == '"' and t[-1] == '"':
-        t = t[1:-1].replace('""', '"')
+    t = _unquoted(original)
     author = ""
     m = _SIGNATURE.search(t)
     if m is not None:

@@ -2,7 +2,7 @@
 
 A memory is a folder written the way ``factscout index`` writes an index: every change is a new
 generation folder (``gen-*``) holding the records (``factchecks.jsonl``), the BM25 index
-(``bm25/``), the MiniLM vectors (``vectors.npy``, float16) and ``memory.json`` (counts, sources,
+(``bm25/``), the MiniLM vectors (``vectors.npy``, float32: float16 moves rankings) and ``memory.json`` (counts, sources,
 the claim-match model and its shown-match threshold); the ``CURRENT`` file names the live one
 and is replaced atomically, so a failed build or ``add`` leaves the memory as it was.
 
@@ -27,9 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from factscout.datasets.checkthat import tweet_date
 from factscout.errors import BadIndex, InputError
-from factscout.factchecks.clean import clean_tweet
+from factscout.factchecks.clean import clean_tweet, signature_date
 from factscout.factchecks.match import (
     DEFAULT_MODEL,
     FEATURES,
@@ -172,7 +171,7 @@ class FactCheckMemory:
         gen = Path(tempfile.mkdtemp(prefix=f"gen-{time.strftime('%Y%m%dT%H%M%S')}-", dir=root))
         try:
             write_jsonl(gen / "factchecks.jsonl", (r.to_json() for r in self.records))
-            np.save(gen / "vectors.npy", self.vectors.astype(np.float16))
+            np.save(gen / "vectors.npy", self.vectors.astype(np.float32))
             self.bm25.save(gen / "bm25")
             self.model.save(gen / "claim_match.json")
             (gen / "memory.json").write_text(json.dumps(self.metadata(), indent=1) + "\n")
@@ -284,7 +283,7 @@ class FactCheckMemory:
             dense = [int(r) for r in sorted(top, key=lambda r: (-masked[r], r)) if np.isfinite(masked[r])]
             bm25 = {self._row[h.passage_id]: h.score for h in ranking.hits}
             given = dates[qi] if dates is not None else None
-            day = given or tweet_date(texts[qi]) or before
+            day = given or signature_date(texts[qi]) or before
             features = candidate_features(
                 bm25, cos, dense, query_date=day, query_words=content_words(queries[qi]),
                 record_dates=self._dates, record_words=self._words,
