@@ -66,7 +66,7 @@ def test_add_appends_and_a_bad_row_leaves_the_memory_byte_identical(data, tmp_pa
     assert runner.invoke(app, ["factchecks", "index", "--data", str(data), "-o", str(mem)]).exit_code == 0
     mine = tmp_path / "mine.jsonl"
     good = {"fact_check_id": "me-1", "claim": "Drinking bleach cures COVID-19.", "publisher": "my-desk.example",
-            "verdict": "False", "normalised_verdict": "refuted", "date": "2020-04-24"}  # fmt: skip
+            "verdict": "False", "date": "2020-04-24"}  # fmt: skip
     bad = {"fact_check_id": "me-2", "claim": "x", "publisher": "my-desk.example", "date": "24/04/2020"}
     mine.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
     before = snapshot(mem)
@@ -80,6 +80,8 @@ def test_add_appends_and_a_bad_row_leaves_the_memory_byte_identical(data, tmp_pa
     from factscout.factchecks import FactCheckMemory
 
     memory = FactCheckMemory.load(mem)
+    added = next(r for r in memory.records if r.fact_check_id == "me-1")
+    assert added.sources == ("user",) and added.normalised_verdict == "refuted"
     assert len(memory) == 4 and memory.search("does bleach cure covid", 1)[0].record.fact_check_id == "me-1"
 
 

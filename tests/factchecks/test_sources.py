@@ -9,6 +9,8 @@ from factscout.datasets.base import data_root
 from factscout.factchecks import load_source, merge_duplicates
 from factscout.factchecks.sources import publisher_of, url_date
 
+pytestmark = pytest.mark.slow  # reads every source in full (about 5 s)
+
 
 @pytest.fixture(scope="module")
 def loaded():

@@ -13,6 +13,7 @@ say they were out before) and at or above the shipped threshold.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -40,6 +41,7 @@ from factscout.factchecks.match import (
 )
 from factscout.factchecks.merge import merge_duplicates
 from factscout.factchecks.record import FactCheck
+from factscout.factchecks.verdicts import normalise_verdict
 from factscout.formats.jsonl import read_jsonl, write_jsonl
 from factscout.records import Passage, Query
 from factscout.retrieve.base import PassageStore
@@ -62,13 +64,22 @@ def _passage(record: FactCheck) -> Passage:
     return Passage(record.fact_check_id, record.fact_check_id, "", record.contents, record.date, record.url)
 
 
-def read_records(path: str | os.PathLike[str]) -> list[FactCheck]:
-    """Fact-checks from a JSONL file of their fields; a bad row raises ``InputError`` with file and line."""
+def read_records(path: str | os.PathLike[str], *, source: str = "user") -> list[FactCheck]:
+    """A user's fact-checks from a JSONL file of their fields (``fact_check_id``, ``claim`` and
+    ``publisher`` required); the whole file is read and checked before anything is returned, and a
+    bad row raises ``InputError`` naming the file, the line and the problem. A row without a
+    normalised verdict gets the one its ``verdict`` maps to (:func:`~.verdicts.normalise_verdict`);
+    a row without sources is from ``source``, under the licence "as stated by its publisher"."""
     out, seen = [], set()
     for lineno, row in read_jsonl(path):
-        record = FactCheck.from_json(row, where=f"{path}:{lineno}")
+        where = f"{path}:{lineno}"
+        record = FactCheck.from_json(row, where=where)
+        if "normalised_verdict" not in row and record.verdict:
+            record = dataclasses.replace(record, normalised_verdict=normalise_verdict(record.verdict))
+        if not record.sources:
+            record = dataclasses.replace(record, sources=(source,), licenses=("as stated by its publisher",))
         if record.fact_check_id in seen:
-            raise InputError(f"{path}:{lineno}: fact_check_id {record.fact_check_id!r} repeats an earlier row")
+            raise InputError(f"{where}: fact_check_id {record.fact_check_id!r} repeats an earlier row")
         seen.add(record.fact_check_id)
         out.append(record)
     return out
