@@ -31,7 +31,6 @@ import numpy as np
 from factscout.errors import BadIndex, InputError
 from factscout.factchecks.clean import clean_tweet, signature_date
 from factscout.factchecks.match import (
-    DEFAULT_MODEL,
     FEATURES,
     MatchModel,
     candidate_features,
@@ -163,11 +162,17 @@ class FactCheckMemory:
             "sources": sources,
             "encoder": self.model.encoder,
             "model": self.model.__class__.__name__,
-            "model_sha256": file_sha256(DEFAULT_MODEL),
+            # the sha256 of the model as the shipped file is written (compare with the model card's)
+            "model_sha256": self._model_sha256(),
             "learned": self.model.learned,
             "threshold": self.model.threshold,
             "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         }
+
+    def _model_sha256(self) -> str | None:
+        with tempfile.TemporaryDirectory() as tmp:
+            self.model.save(Path(tmp) / "m.json")
+            return file_sha256(Path(tmp) / "m.json")
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
         """Write this memory as a new generation of ``directory`` and switch ``CURRENT`` to it atomically."""
@@ -213,8 +218,12 @@ class FactCheckMemory:
         return gen
 
     @classmethod
-    def load(cls, directory: str | os.PathLike[str]) -> FactCheckMemory:
-        """The memory written at ``directory`` by :meth:`save` (``factscout factchecks index``)."""
+    def load(cls, directory: str | os.PathLike[str], *, encoder: Any = None) -> FactCheckMemory:
+        """The memory written at ``directory`` by :meth:`save` (``factscout factchecks index``).
+
+        ``encoder``: an already loaded sentence encoder of the memory's model (all-MiniLM-L6-v2,
+        :class:`factscout.text.encoder.Encoder`) to share, e.g. the one ``check`` holds; by default
+        one is loaded on the first search (several seconds cold)."""
         gen = cls.current(directory)
         meta = json.loads((gen / "memory.json").read_text())
         if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
@@ -228,7 +237,9 @@ class FactCheckMemory:
         vectors = np.load(gen / "vectors.npy").astype(np.float32)
         model = MatchModel.load(gen / "claim_match.json")
         bm25 = Bm25Retriever.load(PassageStore(_passage(r) for r in records), gen / "bm25")
-        return cls(records, vectors, model, bm25=bm25)
+        memory = cls(records, vectors, model, bm25=bm25)
+        memory._encoder = encoder
+        return memory
 
     def add(self, records: Iterable[FactCheck]) -> FactCheckMemory:
         """A new memory with ``records`` added (merged with duplicates); only new records are encoded."""
