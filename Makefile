@@ -54,6 +54,7 @@ test-fast: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/retrieval_quality.py
 	$(PY) benchmarks/retrieval_speed.py
+	$(PY) benchmarks/claim_matching.py
 	$(PY) benchmarks/query_planning.py --retriever bm25
 	$(PY) benchmarks/verdict.py --retriever hybrid
 	$(PY) benchmarks/calibration.py --retriever hybrid

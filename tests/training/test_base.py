@@ -9,6 +9,7 @@ from factscout.errors import UnknownName
 from factscout.training.base import TRAINERS, Trainer
 
 NAMES = [
+    "claim-match",
     "classifier",
     "dense",
     "qgen",

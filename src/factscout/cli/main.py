@@ -23,7 +23,9 @@ import typer
 from factscout.cli import check, collect, demo, evaluate, index, plan, rewrite, search, serve, stance, trajectories
 from factscout.cli.common import set_quiet
 from factscout.cli.data import app as data_app
+from factscout.cli.factchecks import app as factchecks_app
 from factscout.cli.train import app as train_app
+from factscout.cli.train_claim_match import claim_match as _claim_match  # noqa: F401  (registers 'train claim-match')
 
 __all__ = ["app", "main"]
 
@@ -129,6 +131,7 @@ app.command()(demo.demo)
 app.command()(serve.serve)
 app.command()(collect.collect)
 app.add_typer(data_app, name="data")
+app.add_typer(factchecks_app, name="factchecks")
 
 
 def main() -> None:  # pragma: no cover
