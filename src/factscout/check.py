@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from factscout.errors import InputError
 from factscout.nn.encoding import CachedEncoder, SentenceEncoder
 from factscout.records import Claim, Query, Ranking, Sentence
-from factscout.report import Report, assemble
+from factscout.report import CheckedBefore, Report, assemble, prior_check
 from factscout.rerank.base import Reranker, make_reranker
 from factscout.retrieve.base import HasStore
 from factscout.select.base import EncodingSelector, Selector, default_encoder, make_selector, stance_model_of
@@ -58,6 +58,7 @@ from factscout.verify.stance import predict_many
 from factscout.verify.verdict import DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_EVIDENCE, CountRule
 
 if TYPE_CHECKING:
+    from factscout.factchecks import FactCheckMemory
     from factscout.plan import Planner
     from factscout.retrieve.base import Retriever
     from factscout.retrieve.sentences import SentenceData
@@ -115,6 +116,7 @@ class Checker:
         self._encoder = encoder
         self._selector = selector
         self._stance = stance
+        self._factchecks: FactCheckMemory | None = None
         if reranker is None and s.rerank:
             reranker = make_reranker("cross-encoder", top_n=s.rerank_depth)
         self.reranker = reranker
@@ -145,6 +147,41 @@ class Checker:
             log.warning(warning)
         if warnings:
             self.provenance["warnings"] = warnings
+
+    @property
+    def factchecks(self) -> FactCheckMemory | None:
+        """The fact-check memory ``settings.factchecks`` names, loaded on first use (``None``: none)."""
+        if self._factchecks is None and self.settings.factchecks is not None:
+            from factscout.factchecks import FactCheckMemory
+
+            # the claim is embedded by the checker's own MiniLM (int8 unless --no-fast): no second model loads
+            self._factchecks = FactCheckMemory.load(self.settings.factchecks, encoder=self.encoder)
+            meta = self._factchecks.metadata()
+            self.provenance["factchecks"] = {"memory": self.settings.factchecks} | {
+                k: meta[k] for k in ("n_records", "sources", "model_sha256", "threshold")
+            }
+        return self._factchecks
+
+    def checked_before(self, claims: Sequence[Claim]) -> list[CheckedBefore | None]:
+        """Each claim's "Checked before" section: the memory's fact-checks that match it at or
+        above the memory's threshold, only those published before the claim's date (strictly) when
+        it has one and the date filter is on (``None`` for every claim when no memory is set)."""
+        memory = self.factchecks
+        if memory is None:
+            return [None] * len(claims)
+        out: list[CheckedBefore | None] = []
+        for claim in claims:
+            before = claim.date if self.settings.date_filter else None
+            found = memory.matches(claim.text, before=before - dt.timedelta(days=1) if before else None)
+            out.append(
+                CheckedBefore(
+                    matches=tuple(prior_check(m.record, m.score) for m in found),
+                    threshold=memory.threshold,
+                    published_before=before,
+                    memory=str(self.settings.factchecks),
+                )
+            )
+        return out
 
     @classmethod
     def from_index(
@@ -247,13 +284,15 @@ class Checker:
         selected = [self._select(c, f.ranking, n) for c, f in zip(claims, found, strict=True)]
         flat = [[s for sents in sel for s in sents] for sel in selected]
         stances = predict_many(self.stance, claims, flat)
+        priors = self.checked_before(claims)
         reports = []
-        for claim, f, sel, st in zip(claims, found, selected, stances, strict=True):
+        for claim, f, sel, st, prior in zip(claims, found, selected, stances, priors, strict=True):
             hits = f.ranking.top(n).hits
             verdict = self.verdict_method.judge(claim, st, f.ranking, self.store)
             verdict = selective_verdict(verdict, st, self.confidence, self.min_confidence)
             read = [self.store[h.passage_id] for h in hits]
-            reports.append(assemble(claim, f.queries, hits, read, sel, st, verdict, {**self.provenance, **f.extra}))
+            provenance = {**self.provenance, **f.extra}
+            reports.append(assemble(claim, f.queries, hits, read, sel, st, verdict, provenance, prior))
         return reports
 
     def _select(self, claim: Claim, ranking: Ranking, passages: int) -> list[list[Sentence]]:

@@ -229,6 +229,22 @@ class PriorCheck(_Part):
     sources: tuple[str, ...] = Field(default=(), description="the datasets that hold it")
 
 
+def prior_check(record: Any, score: float) -> PriorCheck:
+    """The report's form of a matched :class:`~factscout.factchecks.FactCheck` and its match score."""
+    return PriorCheck(
+        fact_check_id=record.fact_check_id,
+        claim=record.claim,
+        publisher=record.publisher,
+        verdict=record.verdict,
+        normalised_verdict=record.normalised_verdict,
+        url=record.url,
+        date=record.date,
+        title=record.title,
+        score=round(float(score), 6),
+        sources=tuple(record.sources),
+    )
+
+
 class CheckedBefore(_Part):
     """The "Checked before" section: published fact-checks of the claim, kept apart from the evidence."""
 

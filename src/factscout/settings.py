@@ -106,6 +106,14 @@ class CheckSettings:
         default=None, metadata=option("time-aware re-ranking with this temporal ranking (temporal/rerank.py)")
     )
     temporal_weight: float = field(default=0.3, metadata=option("with --temporal: the weight of the temporal score"))
+    factchecks: str | None = field(
+        default=None,
+        metadata=option(
+            "a fact-check memory (built with `factscout factchecks index`): its published fact-checks of the claim"
+            " are shown under 'Checked before', apart from the evidence (the verdict does not use them)",
+            metavar="DIR",
+        ),
+    )
     fast: bool | None = field(
         default=None,
         metadata=option(

@@ -9,6 +9,7 @@ import pytest
 
 from factscout.check import Checker, CheckSettings
 from factscout.datasets import load_dataset
+from factscout.factchecks import FactCheck
 from factscout.records import Passage
 from factscout.retrieve import build_index
 
@@ -58,9 +59,55 @@ def served_index(mini, tmp_path_factory):
     return path
 
 
+# a fact-check memory for the "Checked before" section: the claim checked before it was made (shown), the
+# same claim checked after it (shown only without the date filter), an unrelated one (never shown); the
+# first one's title, publisher and url are hostile
+HOSTILE_FC_TITLE = "Folate fact-check <img src=x onerror=\"window.__pwned = 'fc'\">"
+HOSTILE_FC_PUBLISHER = "Example Checks <script>window.__pwned = 'publisher'</script>"
+FOLATE_CLAIM = "A deficiency of folate increases blood levels of homocysteine."
+FACTCHECKS = [
+    FactCheck("fc-folate", FOLATE_CLAIM, HOSTILE_FC_PUBLISHER, verdict="True", normalised_verdict="supported",
+              url="javascript:window.__pwned='fc-url'", date=dt.date(2014, 5, 1), title=HOSTILE_FC_TITLE,
+              sources=("test",), licenses=("CC0",)),
+    FactCheck("fc-folate-late", FOLATE_CLAIM, "Later Checks", verdict="Mostly true", normalised_verdict="supported",
+              url="https://example.org/fc-late", date=dt.date(2017, 1, 1), sources=("test",), licenses=("CC0",)),
+    FactCheck("fc-wall", "The Great Wall of China is visible from the Moon with the naked eye.", "Other Checks",
+              verdict="False", normalised_verdict="refuted", date=dt.date(2010, 3, 3), sources=("test",),
+              licenses=("CC0",)),
+]  # fmt: skip
+
+
+class _Cached:
+    """The checker's encoder with the corpus-cache method a memory build calls."""
+
+    def __init__(self, encoder):
+        self.encoder = encoder
+
+    def encode(self, texts):
+        return self.encoder.encode(texts)
+
+    def encode_cached(self, texts, **_):
+        return self.encoder.encode(texts)
+
+
 @pytest.fixture(scope="session")
-def checker(served_index):
+def encoder():
     from factscout.text.onnx_encoder import OnnxEncoder
 
     # one ONNX thread, as `factscout serve` runs by default (faster when the cores are shared)
-    return Checker.from_index(served_index, CheckSettings(planner="claim", passages=5), encoder=OnnxEncoder(threads=1))
+    return OnnxEncoder(threads=1)
+
+
+@pytest.fixture(scope="session")
+def factchecks_dir(encoder, tmp_path_factory):
+    from factscout.factchecks import FactCheckMemory, MatchModel
+
+    path = tmp_path_factory.mktemp("factchecks") / "memory"
+    FactCheckMemory.build(FACTCHECKS, model=MatchModel.load(), encoder=_Cached(encoder)).save(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def checker(served_index, factchecks_dir, encoder):
+    settings = CheckSettings(planner="claim", passages=5, factchecks=str(factchecks_dir))
+    return Checker.from_index(served_index, settings, encoder=encoder)

@@ -102,7 +102,7 @@ def test_check_a_claim_edit_its_query_and_take_a_screenshot(server, page, mini, 
     assert page.input_value("#claim") == example.inner_text() and page.url == server + "/"
     page.fill("#claim", claim.text)
     page.fill("#date", "2016-06-01")
-    page.select_option("#evidence", "all")
+    page.select_option("#evidence-dates", "all")
     assert not page.is_visible("#claim-id")  # a researcher's field, under Advanced
     page.click("#claim-form details.advanced summary")
     page.fill("#claim-id", CLAIM_ID)
@@ -238,3 +238,18 @@ def test_axe_finds_no_serious_accessibility_violation(server, browser, shown):
     found = violations(page, source)
     context.close()
     assert found == [], "axe-core, serious or critical:\n" + describe(found)
+
+
+def test_checked_before_is_shown_first_and_a_hostile_fact_check_stays_text(server, page):
+    from urllib.parse import urlencode
+
+    from .conftest import FOLATE_CLAIM, HOSTILE_FC_TITLE
+
+    page.goto(server + "/?" + urlencode({"claim": FOLATE_CLAIM, "date": "2016-06-01"}))
+    section = page.locator("#checked-before")
+    assert section.is_visible() and "Checked before" in section.inner_text()
+    assert HOSTILE_FC_TITLE in section.inner_text()  # the title as text, not markup
+    assert section.locator("img, script, a").count() == 0  # its javascript: url is no link
+    assert section.bounding_box()["y"] < page.locator("#evidence").bounding_box()["y"]
+    assert "Later Checks" not in section.inner_text()  # published after the claim date
+    _no_script_ran(page)

@@ -25,7 +25,6 @@ from factscout.cli.common import set_quiet
 from factscout.cli.data import app as data_app
 from factscout.cli.factchecks import app as factchecks_app
 from factscout.cli.train import app as train_app
-from factscout.cli.train_claim_match import claim_match as _claim_match  # noqa: F401  (registers 'train claim-match')
 
 __all__ = ["app", "main"]
 

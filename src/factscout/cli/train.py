@@ -150,6 +150,22 @@ def _verdict_aggregator(config: Any, *, out: Path, features: Path | None) -> Non
     run(out, config, features=features, say=say, command=command_line("verdict-aggregator"))
 
 
+def _claim_match(config: Any, *, out: Path, data: Path | None) -> None:
+    from factscout.training.claim_match.train import run
+
+    set_torch_threads(2)
+    run(out, config, root=data, say=say, command=command_line("claim-match"))
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    from factscout.errors import InputError
+
+    try:
+        return tuple(float(part) for part in comma_tuple(text))
+    except ValueError:
+        raise InputError(f"--cs must be comma-separated numbers, got {text!r}") from None
+
+
 def _no_zero(value: int) -> int | None:
     """``--epochs 0`` means no override (the default of the run, quick or full)."""
     return value or None
@@ -250,6 +266,18 @@ SPECS: dict[str, CommandSpec] = {
     ),
     **train_staged.SPECS,
     **train_rewrite.SPECS,
+    "claim-match": CommandSpec(
+        (
+            OUT,
+            setting("cs", type=str, parse=_floats, to_cli=lambda cs: ",".join(f"{c:g}" for c in cs)),
+            setting("depth"),
+            setting("precision"),
+            setting("seed"),
+            option("data", Path | None, None, help="data folder (default: $FACTSCOUT_DATA or ../shared/data)"),
+        ),
+        _claim_match,
+        f"Train, choose and write {trainer_summary('claim-match')}.",
+    ),
 }
 
 

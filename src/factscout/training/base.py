@@ -81,4 +81,9 @@ _add(
     "the candidate-ranking rewrite policy (learned from the endpoint's rewards; no trajectories)",
     "RankerSettings",
 )
-_add("claim-match", "claim_match.train", "the claim-match model (learned BM25 + MiniLM fusion for fact-check lookup)")
+_add(
+    "claim-match",
+    "claim_match.config",
+    "the claim-match model (learned BM25 + MiniLM fusion for fact-check lookup)",
+    "ClaimMatchConfig",
+)

@@ -1,0 +1,95 @@
+"""The "Checked before" section: published fact-checks matched in a memory, shown above the evidence
+in the report JSON, the API, the page and the HTML report; only those published before a dated
+claim; never used by the verdict."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from fastapi.testclient import TestClient
+
+from factscout.check import Checker, CheckSettings
+from factscout.records import Claim
+from factscout.report import INDEPENDENT, Report
+from factscout.serve import create_app
+from factscout.serve.html_report import render_html
+
+from .conftest import CLAIM_DATE, FOLATE_CLAIM, HOSTILE_FC_PUBLISHER, HOSTILE_FC_TITLE
+
+
+@pytest.fixture(scope="module")
+def client(checker):
+    with TestClient(create_app(checker)) as c:
+        yield c
+
+
+def _ids(report: dict) -> list[str]:
+    return [m["fact_check_id"] for m in report["checked_before"]["matches"]]
+
+
+def test_a_dated_claim_shows_only_the_fact_checks_published_before_it(checker):
+    report = checker.check(Claim("c", FOLATE_CLAIM, CLAIM_DATE)).to_dict()
+    section = report["checked_before"]
+    assert _ids(report) == ["fc-folate"]  # fc-folate-late (2017) is after the claim; fc-wall does not match
+    assert section["published_before"] == CLAIM_DATE.isoformat() and section["note"] == INDEPENDENT
+    match = section["matches"][0]
+    assert match["score"] >= section["threshold"] and match["date"] == "2014-05-01"
+    assert match["publisher"] == HOSTILE_FC_PUBLISHER and match["normalised_verdict"] == "supported"
+    assert report["provenance"]["factchecks"]["n_records"] == 3
+    assert Report.from_dict(report).to_dict() == report  # round trip
+
+
+def test_undated_or_unfiltered_claims_see_every_match_best_first(served_index, factchecks_dir, encoder):
+    settings = CheckSettings(planner="claim", passages=5, factchecks=str(factchecks_dir), date_filter=False)
+    unfiltered = Checker.from_index(served_index, settings, encoder=encoder)
+    report = unfiltered.check(Claim("c", FOLATE_CLAIM, CLAIM_DATE)).to_dict()
+    assert sorted(_ids(report)) == ["fc-folate", "fc-folate-late"]
+    scores = [m["score"] for m in report["checked_before"]["matches"]]
+    assert scores == sorted(scores, reverse=True) and report["checked_before"]["published_before"] is None
+
+
+def test_the_verdict_is_computed_from_the_evidence_alone(checker, served_index, encoder):
+    plain = Checker.from_index(served_index, CheckSettings(planner="claim", passages=5), encoder=encoder)
+    claim = Claim("c", FOLATE_CLAIM, CLAIM_DATE)
+    with_memory, without = checker.check(claim).to_dict(), plain.check(claim).to_dict()
+    assert without["checked_before"] is None and with_memory["checked_before"]["matches"]
+    assert with_memory["verdict"] == without["verdict"] and with_memory["evidence"] == without["evidence"]
+
+
+def test_an_unrelated_claim_shows_an_empty_section(checker):
+    report = checker.check(Claim("c", "Cats sleep for most of the day.", None)).to_dict()
+    assert report["checked_before"]["matches"] == []
+
+
+def test_the_api_carries_the_section(client):
+    body = client.post("/v1/check", json={"claim": FOLATE_CLAIM, "date": CLAIM_DATE.isoformat()}).json()
+    assert _ids(body) == ["fc-folate"]
+    job = client.post("/v1/checks", json={"claims": [{"claim": FOLATE_CLAIM, "date": "2016-06-01"}]}).json()
+    for _ in range(600):
+        done = client.get(f"/v1/checks/{job['id']}").json()
+        if done["status"] in ("done", "failed"):
+            break
+    assert done["status"] == "done" and _ids(done["reports"][0]) == ["fc-folate"]
+
+
+def test_the_page_shows_it_first_escaped_and_without_unsafe_links(client):
+    html = client.get("/", params={"claim": FOLATE_CLAIM, "date": CLAIM_DATE.isoformat()}).text
+    assert 'id="checked-before"' in html and html.index('id="checked-before"') < html.index('id="verdict"')
+    assert "<img src=x" not in html and "&lt;img src=x onerror=" in html
+    assert "<script>window.__pwned" not in html and "javascript:" not in html
+    assert "Later Checks" not in html  # published after the claim
+
+
+def test_the_html_report_shows_it_escaped(checker):
+    report = checker.check(Claim("c", FOLATE_CLAIM, CLAIM_DATE))
+    html = render_html([report])
+    assert 'class="checked-before"' in html and "Checked before" in html
+    assert html.index('class="checked-before"') < html.index('class="evidence"')
+    assert HOSTILE_FC_TITLE not in html and "javascript:" not in html
+
+
+def test_no_memory_no_section(served_index, encoder):
+    plain = Checker.from_index(served_index, CheckSettings(planner="claim", passages=5), encoder=encoder)
+    report = plain.check(Claim("c", FOLATE_CLAIM, dt.date(2016, 6, 1)))
+    assert report.checked_before is None and "Checked before" not in render_html([report])
