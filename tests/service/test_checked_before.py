@@ -14,6 +14,7 @@ from factscout.records import Claim
 from factscout.report import INDEPENDENT, Report
 from factscout.serve import create_app
 from factscout.serve.html_report import render_html
+from factscout.serve.responses import FactChecksResponse
 
 from .conftest import CLAIM_DATE, FOLATE_CLAIM, HOSTILE_FC_PUBLISHER, HOSTILE_FC_TITLE
 
@@ -93,3 +94,24 @@ def test_no_memory_no_section(served_index, encoder):
     plain = Checker.from_index(served_index, CheckSettings(planner="claim", passages=5), encoder=encoder)
     report = plain.check(Claim("c", FOLATE_CLAIM, dt.date(2016, 6, 1)))
     assert report.checked_before is None and "Checked before" not in render_html([report])
+
+
+def test_the_memory_is_searched_through_the_api(client):
+    body = client.get("/v1/factchecks", params={"q": FOLATE_CLAIM, "k": 3}).json()
+    FactChecksResponse.model_validate(body)
+    ids = [m["fact_check_id"] for m in body["matches"]]
+    assert sorted(ids[:2]) == ["fc-folate", "fc-folate-late"] and all(m["shown"] for m in body["matches"][:2])
+    assert [m["score"] for m in body["matches"]] == sorted((m["score"] for m in body["matches"]), reverse=True)
+    dated = client.get("/v1/factchecks", params={"q": FOLATE_CLAIM, "before": "2016-06-01"}).json()
+    assert [m["fact_check_id"] for m in dated["matches"] if m["shown"]] == ["fc-folate"]
+    assert dated["before"] == "2016-06-01"
+    for bad in ({"q": ""}, {"q": FOLATE_CLAIM, "k": 0}, {"q": FOLATE_CLAIM, "before": "June 2016"}, {}):
+        r = client.get("/v1/factchecks", params=bad)
+        assert r.status_code == 422 and r.json()["error"], bad
+
+
+def test_a_server_without_a_memory_says_so(served_index, encoder):
+    plain = Checker.from_index(served_index, CheckSettings(planner="claim", passages=5), encoder=encoder)
+    with TestClient(create_app(plain)) as c:
+        r = c.get("/v1/factchecks", params={"q": FOLATE_CLAIM})
+    assert r.status_code == 404 and "--factchecks" in r.json()["error"]

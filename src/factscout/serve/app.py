@@ -7,7 +7,8 @@
 * ``POST /v1/checks`` (one claim or a batch) -> ``202`` and a job id, ``GET /v1/checks/{id}`` ->
   its status, progress and, once it ended, the reports: jobs run in the background on the same
   runner and are kept in SQLite (:mod:`factscout.serve.jobs`) so a restarted server resumes them;
-* ``POST /v1/search``, ``POST /v1/plan``,
+* ``GET /v1/factchecks?q=...&k=&before=`` (published fact-checks of a claim, from the memory of
+  ``serve --factchecks DIR``; 404 without one), ``POST /v1/search``, ``POST /v1/plan``,
   ``POST /v1/rewrite`` (one edit action applied to a query, its results, the metric when qrels
   are loaded, the rewrite policy's suggested trace); ``GET /v1/health``; ``GET /openapi.json``.
 * ``GET /`` the page; ``GET /?claim=...&date=...`` renders that claim's report (a shareable link);
@@ -34,9 +35,9 @@ import logging
 import secrets
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -53,6 +54,7 @@ from factscout.serve.page import checked_before_view, evidence_view, templates, 
 from factscout.serve.responses import (
     ERRORS,
     ErrorResponse,
+    FactChecksResponse,
     HealthResponse,
     JobResponse,
     PlanResponse,
@@ -63,12 +65,13 @@ from factscout.serve.runner import CoreRunner, Saturated
 from factscout.serve.schemas import (
     CheckRequest,
     ChecksRequest,
+    FactChecksQuery,
     PlanRequest,
     RewriteRequest,
     SearchRequest,
     parse_iso_day,
 )
-from factscout.serve.service import CheckJob, RewriteJob, SearchJob, Service
+from factscout.serve.service import CheckJob, NoMemory, RewriteJob, SearchJob, Service
 
 log = logging.getLogger(__name__)
 
@@ -309,6 +312,20 @@ def create_app(
         job = SearchJob(body.query, body.k, body.date)
         result: dict[str, Any] = await runner.submit("search", job, group=(job.k, job.date))
         return JSONResponse(result)  # already plain JSON types: skip FastAPI's recursive encoder
+
+    @app.get(
+        "/v1/factchecks",
+        dependencies=[Depends(authorised)],
+        response_model=FactChecksResponse,
+        responses={**ERRORS, 404: {"model": ErrorResponse, "description": "the server has no fact-check memory"}},
+    )
+    async def factchecks(params: Annotated[FactChecksQuery, Query()]) -> JSONResponse:
+        """Published fact-checks of a claim or tweet, from the memory given to ``serve --factchecks``."""
+        try:
+            result = await runner.run(lambda: service.factchecks(params.q, params.k, params.before))
+        except NoMemory as exc:
+            raise StarletteHTTPException(404, str(exc)) from None
+        return JSONResponse(result)
 
     @app.post("/v1/plan", dependencies=[Depends(authorised)], response_model=PlanResponse, responses=ERRORS)
     async def plan(body: PlanRequest) -> JSONResponse:

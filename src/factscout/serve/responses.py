@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from factscout.report import PlannedQuery, Report
+from factscout.report import PlannedQuery, PriorCheck, Report
 
 
 class _Response(BaseModel):
@@ -95,6 +95,27 @@ class SearchResponse(_Response):
     date: str | None
     hits: list[Hit]
     date_filter: DateFilter | None = Field(default=None, description="present when ``date`` was given")
+
+
+# ---------------------------------------------------------------------- /v1/factchecks
+
+
+class FactCheckHit(PriorCheck):
+    """A fact-check of the memory and its match score; ``shown``: at or above the threshold (what
+    a report's "Checked before" section would show)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    shown: bool
+
+
+class FactChecksResponse(_Response):
+    query: str
+    k: int
+    before: str | None = Field(description="only fact-checks published before this day (YYYY-MM-DD)")
+    threshold: float = Field(description="the match score a fact-check needs to be shown in a report")
+    memory: str = Field(description="the fact-check memory searched")
+    matches: list[FactCheckHit] = Field(description="the top k, best first")
 
 
 # ---------------------------------------------------------------------- /v1/plan

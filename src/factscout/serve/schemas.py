@@ -164,6 +164,17 @@ class SearchRequest(_Request):
     date: Day = Field(default=None, description="keep passages published before this day (YYYY-MM-DD)")
 
 
+MAX_FACTCHECK_K = 50
+
+
+class FactChecksQuery(_Request):
+    """``GET /v1/factchecks?q=...``: look a claim (or tweet) up in the fact-check memory."""
+
+    q: Text = Field(description="the claim or tweet (NFC, trimmed)")
+    k: int = Field(default=5, ge=1, le=MAX_FACTCHECK_K, description=f"fact-checks returned, 1 to {MAX_FACTCHECK_K}")
+    before: Day = Field(default=None, description="only fact-checks published before this day (YYYY-MM-DD)")
+
+
 class RewriteRequest(_Request):
     """``POST /v1/rewrite``: apply one edit action to a query (or none) and search the result;
     optionally the learned rewriter's suggested edit trace for the query. An action that is not

@@ -16,10 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from factscout.check import Checker
-from factscout.errors import InputError
+from factscout.errors import FactscoutError, InputError
 from factscout.records import Claim, Query, Ranking
 
 DEFAULT_POLICY = "auto"  # the shipped policy made for the index's retriever (no suggestions when none)
+
+
+class NoMemory(FactscoutError):
+    """The server was started without a fact-check memory (``--factchecks``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +166,28 @@ class Service:
         return hit
 
     # ---------------------------------------------------------------- single jobs
+
+    def factchecks(self, text: str, k: int, before: dt.date | None) -> dict[str, Any]:
+        """The top ``k`` fact-checks of the checker's memory for ``text`` (published before
+        ``before`` when given), each marked ``shown`` when it reaches the memory's threshold."""
+        from factscout.report import prior_check
+
+        memory = self.checker.factchecks
+        if memory is None:
+            raise NoMemory("no fact-check memory is loaded: start factscout serve with --factchecks DIR")
+        found = memory.search(text, k, before=before - dt.timedelta(days=1) if before else None)
+        matches = [
+            prior_check(m.record, m.score).model_dump(mode="json") | {"shown": m.score >= memory.threshold}
+            for m in found
+        ]
+        return {
+            "query": text,
+            "k": k,
+            "before": before.isoformat() if before else None,
+            "threshold": memory.threshold,
+            "memory": str(self.settings.factchecks),
+            "matches": matches,
+        }
 
     def plan(self, claim: Claim, planner: str) -> dict[str, Any]:
         from factscout.plan import plan_all
