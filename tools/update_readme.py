@@ -345,6 +345,18 @@ HEADLINES = [
         },
     ),
     Headline(
+        "Checked before: claim matching over published fact-checks (`factscout factchecks`, `check --factchecks`)",
+        "CheckThat! 2022 2A dev-test, 202 tweets",
+        "MAP@5 {cm}, MAP@1 {cm1}",
+        "BM25 {bm25}; lab baseline on test 0.8179",
+        "results.md#checked-before-claim-matching-checkthat-2022-2a",
+        {
+            "cm": _c("claim_matching", "MAP@5", method="re-ranked (claim-match model)"),
+            "cm1": _c("claim_matching", "MAP@1", method="re-ranked (claim-match model)"),
+            "bm25": _c("claim_matching", "MAP@5", method="BM25, raw tweet (reference: factscout index + search)"),
+        },
+    ),
+    Headline(
         "Int8 inference (ONNX Runtime): the stance cross-encoder and MiniLM queries, `check`'s default",
         "SciFact: 202 held-out claims (stance), 809 train claims (hybrid search)",
         "stance macro-F1 {s8} at {ms8} ms/pair; hybrid nDCG@10 {q8}, queries {qspeed} faster",
