@@ -70,6 +70,8 @@ def test_option_defaults_are_the_config_dataclass_defaults(name):
             continue
         cls = opt.of or config
         expected = None if opt.override else getattr(cls(), opt.field)
+        if opt.to_cli is not None and expected is not None:  # shown as the option's own type (e.g. "0.1,1")
+            expected = opt.to_cli(expected)
         shown = params[opt.name].default
         shown = shown.value if isinstance(shown, enum.Enum) else shown
         assert shown == expected, f"factscout train {name} --{opt.name}: {shown!r} != {cls.__name__}.{opt.field}"

@@ -44,6 +44,7 @@ ENDPOINTS = {
     "POST /v1/checks",
     "GET /v1/checks/{job_id}",
     "POST /v1/search",
+    "GET /v1/factchecks",
     "POST /v1/plan",
     "POST /v1/rewrite",
 }
