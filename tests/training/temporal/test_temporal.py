@@ -236,6 +236,7 @@ print(json.dumps([hashlib.sha1(buffer.getvalue()).hexdigest(), {d: r.predicted f
 """
 
 
+@pytest.mark.slow  # two training subprocesses (12 s): kept out of make test-fast
 def test_two_processes_with_different_hash_seeds_train_the_same_model():
     """What the benchmark does: a fresh process each run (torch's generator seeded at random,
     string hashing salted by PYTHONHASHSEED)."""
