@@ -81,8 +81,8 @@ class Checker:
     """Checks claims against one index. Build it once; models load on first use and are shared.
 
     Each step comes from its registry under the name ``settings`` gives it. Pass your own ``planner``,
-    ``selector``, ``stance`` model, count ``rule``, ``reranker``, sentence ``encoder`` or verdict
-    ``confidence`` model to swap any of them (``reranker=None`` with ``rerank=False`` skips re-ranking).
+    ``selector``, ``stance`` model, count ``rule``, ``reranker``, sentence ``encoder``, verdict
+    ``confidence`` model or loaded ``factchecks`` memory to swap (or share) any of them (``reranker=None`` with ``rerank=False`` skips re-ranking).
     """
 
     def __init__(
@@ -97,6 +97,7 @@ class Checker:
         reranker: Reranker | None = None,
         encoder: SentenceEncoder | None = None,
         confidence: VerdictConfidence | None = None,
+        factchecks: FactCheckMemory | None = None,
         provenance: dict[str, Any] | None = None,
     ) -> None:
         from factscout.fuse import make_fusion
@@ -116,7 +117,7 @@ class Checker:
         self._encoder = encoder
         self._selector = selector
         self._stance = stance
-        self._factchecks: FactCheckMemory | None = None
+        self._factchecks = factchecks
         if reranker is None and s.rerank:
             reranker = make_reranker("cross-encoder", top_n=s.rerank_depth)
         self.reranker = reranker

@@ -115,3 +115,8 @@ def test_a_server_without_a_memory_says_so(served_index, encoder):
     with TestClient(create_app(plain)) as c:
         r = c.get("/v1/factchecks", params={"q": FOLATE_CLAIM})
     assert r.status_code == 404 and "--factchecks" in r.json()["error"]
+
+
+def test_every_served_variant_shares_the_one_loaded_memory(checker):
+    service = create_app(checker).state.service
+    assert service.checker_for("decompose", False).factchecks is checker.factchecks is not None

@@ -18,9 +18,7 @@ import datetime as dt
 import json
 import logging
 import os
-import shutil
 import tempfile
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,31 +174,14 @@ class FactCheckMemory:
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
         """Write this memory as a new generation of ``directory`` and switch ``CURRENT`` to it atomically."""
-        root = Path(directory)
-        if root.exists() and not root.is_dir():
-            raise InputError(f"memory path {root} exists and is not a directory")
-        if root.is_dir() and any(root.iterdir()) and not (root / "CURRENT").is_file():
-            raise InputError(
-                f"{root} is a non-empty directory that is not a fact-check memory; refusing to write there"
-            )
-        root.mkdir(parents=True, exist_ok=True)
-        gen = Path(tempfile.mkdtemp(prefix=f"gen-{time.strftime('%Y%m%dT%H%M%S')}-", dir=root))
-        try:
+        from factscout.retrieve.index import new_generation
+
+        with new_generation(directory, "fact-check memory") as gen:
             write_jsonl(gen / "factchecks.jsonl", (r.to_json() for r in self.records))
             np.save(gen / "vectors.npy", self.vectors.astype(np.float32))
             self.bm25.save(gen / "bm25")
             self.model.save(gen / "claim_match.json")
             (gen / "memory.json").write_text(json.dumps(self.metadata(), indent=1) + "\n")
-            fd, tmp = tempfile.mkstemp(prefix=".CURRENT.", dir=root)
-            with os.fdopen(fd, "w") as f:
-                f.write(gen.name + "\n")
-            os.replace(tmp, root / "CURRENT")
-        except BaseException:
-            shutil.rmtree(gen, ignore_errors=True)
-            raise
-        for old in root.glob("gen-*"):
-            if old != gen:
-                shutil.rmtree(old, ignore_errors=True)
         return gen
 
     @staticmethod

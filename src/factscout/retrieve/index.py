@@ -9,6 +9,7 @@ previous index usable, and a loader never sees a half-written generation.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -16,7 +17,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -145,14 +146,7 @@ def save_index(
 ) -> Path:
     """Write ``retriever`` (and the passages' ``sentences``: :mod:`factscout.retrieve.sentences`)
     as a new generation of the index at ``directory``, atomically."""
-    root = Path(directory)
-    if root.exists() and not root.is_dir():
-        raise InputError(f"index path {root} exists and is not a directory")
-    if root.is_dir() and any(root.iterdir()) and not (root / "CURRENT").is_file():
-        raise InputError(f"{root} is a non-empty directory that is not a factscout index; refusing to write there")
-    root.mkdir(parents=True, exist_ok=True)
-    gen = Path(tempfile.mkdtemp(prefix=f"gen-{time.strftime('%Y%m%dT%H%M%S')}-", dir=root))
-    try:
+    with new_generation(directory, "factscout index") as gen:
         write_corpus(gen / "passages.jsonl", retriever.store.passages)
         retriever.save(gen / retriever.name)  # type: ignore[attr-defined]
         if sentences is not None:
@@ -172,6 +166,23 @@ def save_index(
             "sentences": sentences is not None,
         }
         (gen / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return gen
+
+
+@contextlib.contextmanager
+def new_generation(directory: str | os.PathLike[str], what: str) -> Iterator[Path]:
+    """A new generation folder of the ``what`` (an index, a fact-check memory) at ``directory`` to
+    write into; when the block ends without an error ``CURRENT`` names it (one atomic rename) and
+    the older generations go, else it is removed and the live one stays untouched."""
+    root = Path(directory)
+    if root.exists() and not root.is_dir():
+        raise InputError(f"{what} path {root} exists and is not a directory")
+    if root.is_dir() and any(root.iterdir()) and not (root / "CURRENT").is_file():
+        raise InputError(f"{root} is a non-empty directory that is not a {what}; refusing to write there")
+    root.mkdir(parents=True, exist_ok=True)
+    gen = Path(tempfile.mkdtemp(prefix=f"gen-{time.strftime('%Y%m%dT%H%M%S')}-", dir=root))
+    try:
+        yield gen
         fd, tmp = tempfile.mkstemp(prefix=".CURRENT.", dir=root)
         with os.fdopen(fd, "w") as f:
             f.write(gen.name + "\n")
@@ -182,7 +193,6 @@ def save_index(
     for old in root.glob("gen-*"):
         if old != gen:
             shutil.rmtree(old, ignore_errors=True)
-    return gen
 
 
 def build_index(

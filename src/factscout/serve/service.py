@@ -93,6 +93,7 @@ class Service:
         if key not in self._checkers:
             base = self.checker
             settings = dataclasses.replace(base.settings, planner=planner, date_filter=date_filter)
+            memory = base.factchecks  # loaded once (its provenance with it), shared by every variant
             info = {k: v for k, v in base.provenance.items() if k not in ("settings", "rule")}
             self._checkers[key] = Checker(
                 self.retriever,
@@ -104,6 +105,7 @@ class Service:
                 reranker=base.reranker,
                 encoder=base.encoder,
                 confidence=base.confidence,
+                factchecks=memory,
                 provenance=info,
             )
         return self._checkers[key]
