@@ -25,23 +25,39 @@ name                    splits (default first)      what
 ``citint``              train, dev                  citation sentences + 3,063 cited abstracts
 ``anli``                dev, r1, r2, r3             adversarial NLI pairs (hypothesis as claim)
 ``sick``                all, train, trial, test     NLI pairs, both directions as two claims
+``mnli``                dev_matched, contradicting  MultiNLI dev-matched pairs (split ``all``: both)
+``snli``                dev, test                   SNLI pairs with e-SNLI explanations
+``snli_cf``             train, dev, test            counterfactually revised SNLI pairs
+``breaking_nli``        test                        one-word-replaced SNLI pairs (lexical inference)
+``fever_symmetric``     dev, test, full, generated  claim / evidence pairs without claim-only bias
+``sufficient_facts``    fever, hover, vitaminc      claims with reduced evidence: enough or not
+``wice``                dev, test                   Wikipedia claims vs their cited articles
+``rte``                 train, dev                  GLUE RTE two-way entailment (auxiliary)
 ======================  ==========================  =========================================
 """
 
 from factscout.datasets import (  # noqa: F401  (importing registers the loaders)
     anli,
     averitec,
+    breaking_nli,
     checkcovid,
     checkthat,
     citint,
     claimdecomp,
     covidfact,
+    fever_symmetric,
     healthver,
     hover,
+    mnli,
     multifc,
     quantemp,
+    rte,
     scifact,
     sick,
+    snli,
+    snli_cf,
+    sufficient_facts,
+    wice,
 )
 from factscout.datasets.base import DATASETS, Dataset, DatasetSource, Loader, data_root, load_dataset
 from factscout.datasets.passages import sentence_windows, split_document, split_passages

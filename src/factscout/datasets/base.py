@@ -139,9 +139,10 @@ def load_dataset(name: str, split: str | None = None, root: str | os.PathLike[st
 def require_file(path: Path, dataset_name: str) -> Path:
     """``path`` if it is a file, else DataNotFound naming it and how to get it."""
     if not path.is_file():
+        download = dataset_name.removesuffix("_mini").removesuffix("_beir")  # fixtures / views of a download
         raise DataNotFound(
             f"{dataset_name}: no such file: {path} (set {ENV_VAR} to the folder holding the datasets, "
-            f"or fetch it with `factscout data download {dataset_name.split('_')[0]}` on a machine with internet access)"
+            f"or fetch it with `factscout data download {download}` on a machine with internet access)"
         )
     return path
 
@@ -155,14 +156,19 @@ def read_json(path: Path) -> Any:
             raise InputError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
 
 
-def read_delimited(path: Path, delimiter: str, *, fields: int, header: bool) -> Iterator[tuple[int, list[str]]]:
+def read_delimited(
+    path: Path, delimiter: str, *, fields: int, header: bool, quoted: bool = True
+) -> Iterator[tuple[int, list[str]]]:
     """Yield ``(line_number, row)`` of a delimited text file with quoted fields.
 
     ``line_number`` is the line the record starts on (quoted fields may span lines). A record
-    with the wrong number of fields is an InputError naming its line.
+    with the wrong number of fields is an InputError naming its line. ``quoted=False``: a quote
+    is an ordinary character (TSV files whose texts hold unbalanced ``"``, one record a line).
     """
     with open_text(path) as f:
-        reader = csv.reader(f, delimiter=delimiter)
+        reader = (
+            csv.reader(f, delimiter=delimiter) if quoted else csv.reader(f, delimiter=delimiter, quoting=csv.QUOTE_NONE)
+        )
         start = 1
         for row in reader:
             lineno, start = start, reader.line_num + 1
