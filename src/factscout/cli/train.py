@@ -27,6 +27,7 @@ from factscout.cli.train_app import OUT, app, command_line, say, set_torch_threa
 from factscout.cli.train_options import CommandSpec, add_command, comma_tuple, option, quick_or_full, setting
 from factscout.plan.qgen import DEFAULT_MODEL_PATH
 from factscout.training.base import TRAINERS
+from factscout.training.stance.nli_data import EXTRA_SOURCES as EXTRA_PAIR_SOURCES
 from factscout.training.stance.pairs import SOURCES as PAIR_SOURCES
 from factscout.training.stance.sources import CONSISTENCY_CLAIMS, UNRELATED_OVERLAP, UNRELATED_PARTNERS
 
@@ -297,7 +298,14 @@ def stance_pairs(
     out: Annotated[Path, typer.Option("--out", help="the pairs file (JSONL); counts go to <out>.counts.json")],
     sources: Annotated[
         str,
-        typer.Option(help="comma-separated, from " + ",".join(PAIR_SOURCES) + " (default: all)"),
+        typer.Option(
+            help="comma-separated, from "
+            + ",".join(PAIR_SOURCES)
+            + " (the default) and "
+            + ",".join(EXTRA_PAIR_SOURCES)
+            + " (general NLI and claim-evidence sets; stage 0 of stance-cross "
+            "trains on the general NLI ones)"
+        ),
     ] = ",".join(PAIR_SOURCES),
     consistency: Annotated[
         int, typer.Option(help="claims per source paired with themselves and with an unrelated claim (0: none)")

@@ -53,6 +53,11 @@ Sources (the pair's ``source`` tag, counted and ablated separately):
     NLI pairs (ANLI dev rounds 1-3; SICK, both directions): the hypothesis is the claim, the
     premise the sentence; entailment / contradiction / neutral -> supports / refutes / not
     enough info. Not edited (:data:`NLI_SOURCES`): their contrasts are written by annotators.
+``mnli`` / ``snli`` / ``snli_cf`` / ``breaking_nli`` / ``fever_symmetric`` / ``sufficient_facts`` / ``wice`` / ``rte``
+    Selectable (``sources=``, ``--sources``), not in the default :data:`SOURCES`
+    (:data:`EXTRA_SOURCES`; what each gives: :mod:`factscout.training.stance.nli_data`). The general
+    NLI ones (and ``rte``) are in :data:`NLI_SOURCES`; none gives a pair of the NLI check set,
+    of FEVER-Symmetric's test split or of WiCE's test split.
 ``consistency:self`` / ``consistency:unrelated``
     Up to :data:`CONSISTENCY_CLAIMS` claims of each source but the NLI ones paired with themselves
     (supports) and with two other claims of the same source whose content words overlap its own by
@@ -80,6 +85,7 @@ from typing import Any
 from factscout.errors import InputError, UnknownName
 from factscout.records import NOT_ENOUGH_INFO, REFUTES, STANCE_LABELS, SUPPORTS, Claim, Passage, Query, StanceLabel
 from factscout.training.stance.data import Pair, covidfact_pairs
+from factscout.training.stance.nli_data import EXTRA_SOURCES
 from factscout.training.stance.sources import (  # noqa: F401  (the other sources' builders, re-exported)
     CONSISTENCY_CLAIMS,
     MAX_CHARS,
@@ -97,8 +103,11 @@ from factscout.training.stance.sources import (  # noqa: F401  (the other source
 log = logging.getLogger(__name__)
 
 SOURCES = ("scifact", "covidfact", "averitec", "checkthat", "checkcovid", "citint", "healthver", "anli", "sick")
+"""The default sources."""
+ALL_SOURCES = SOURCES + EXTRA_SOURCES
+"""Every source ``sources=`` may name: the default ones and :data:`EXTRA_SOURCES`."""
 CONTRADICTING_SOURCES = ("scifact", "covidfact", "checkcovid", "citint")
-NLI_SOURCES = ("anli", "sick")
+NLI_SOURCES = ("anli", "sick", "mnli", "snli", "snli_cf", "breaking_nli", "rte")
 """Sources whose pairs are not edited: written by annotators as contrasts already."""
 DEV_FRACTION = 0.15  # the SciFact dev part cross.py chooses on (CrossConfig.dev_fraction)
 BM25_NEI = 3  # BM25 sentences of non-cited abstracts per SciFact claim
@@ -116,7 +125,7 @@ class StancePair:
     licence: str
     claim_id: str
     origin: str = ""
-    """The dataset the pair (or the pair it was edited from) comes from: one of :data:`SOURCES`."""
+    """The dataset the pair (or the pair it was edited from) comes from: one of :data:`ALL_SOURCES`."""
 
     def __post_init__(self) -> None:
         if self.label not in STANCE_LABELS:
@@ -356,8 +365,8 @@ def build_stance_pairs(
     from factscout.training.stance.augment import AUGMENTATIONS, DEFAULT_AUGMENTATIONS
 
     for s in sources:
-        if s not in SOURCES:
-            raise UnknownName("stance pair source", s, SOURCES)
+        if s not in ALL_SOURCES:
+            raise UnknownName("stance pair source", s, ALL_SOURCES)
     edits = tuple(DEFAULT_AUGMENTATIONS if augmentations is None else augmentations)
     for e in edits:
         if e not in AUGMENTATIONS:
@@ -408,6 +417,11 @@ def build_stance_pairs(
         if nli in sources:
             claims = list(load_dataset(nli, split, root).claims)
             groups[nli] = (licence_of(nli), row_stance_pairs(nli, claims, "premise"))
+    if any(s in EXTRA_SOURCES for s in sources):
+        from factscout.training.stance.nli_data import extra_source_pairs
+
+        extra = extra_source_pairs([s for s in sources if s in EXTRA_SOURCES], root)
+        groups.update({name: (licence_of(name), pairs) for name, pairs in extra.items()})
     out: list[StancePair] = []
     for name, (licence, found) in groups.items():
         pairs = [p for p in found if p.claim_id not in excluded]
