@@ -19,6 +19,7 @@ class Stage(str, enum.Enum):
     PREPARE = "prepare"
     FIT = "fit"
     REPORT = "report"
+    NLI = "nli"
 
 
 class Finetune(str, enum.Enum):
@@ -44,6 +45,11 @@ def _stance_cross(
     command = command_line("stance-cross")
     if stage is Stage.ALL:
         trainer.run(out, config, say=say, command=command)
+        return
+    if stage is Stage.NLI:
+        from factscout.training.stance import nli_stage
+
+        nli_stage.run(out, config, say=say, device=device, backbone=backbone)
         return
     if stage is Stage.REPORT:
         from factscout.training.stance.cross_report import report
@@ -129,7 +135,10 @@ def _rerank(
         trainer.report(data, weights, found, out, command=command, say=say, note=note)
 
 
-_STAGE_HELP = "run one stage through --bundle (fit needs only torch, e.g. on a GPU machine)"
+_STAGE_HELP = (
+    "run one stage through --bundle (fit needs only torch, e.g. on a GPU machine); nli: stage 0, NLI "
+    "pre-training on the general NLI pairs (resumes from --out's checkpoint; then --init OUT/stance_nli.pt)"
+)
 _NOTE_HELP = "report: a paragraph for the model card (how the stages ran)"
 SPECS: dict[str, CommandSpec] = {
     "stance-cross": CommandSpec(

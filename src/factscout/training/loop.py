@@ -4,7 +4,8 @@ the gradients, back-propagate, clip, step, advance the schedule)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +53,24 @@ def optimizer_step(
     optimizer.step()
     if scheduler is not None:
         scheduler.step()
+
+
+CHUNK_BATCHES = 50  # batches per length-sorted chunk: similar lengths in a batch, a varied order across batches
+
+
+def length_batches(lengths: Sequence[int], batch_size: int, seed: int) -> list[list[int]]:
+    """Batches of indices of similar length: the indices shuffled (``seed``), sorted by length
+    within chunks of :data:`CHUNK_BATCHES` batches, cut into batches, the batches shuffled."""
+    rng = random.Random(seed)
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    chunk = batch_size * CHUNK_BATCHES
+    batches: list[list[int]] = []
+    for start in range(0, len(order), chunk):
+        part = sorted(order[start : start + chunk], key=lambda i: lengths[i])
+        batches.extend(part[b : b + batch_size] for b in range(0, len(part), batch_size))
+    rng.shuffle(batches)
+    return batches
 
 
 # --- seeding: the same seed gives the same model ---------------------------------------------

@@ -24,7 +24,10 @@ Recipe (fixed seeds):
    a pooled bi-encoder cannot).
 3. LoRA adapters + a linear 3-class head (:func:`factscout.nn.backbone.build_network`
    with ``num_labels=3``), or with ``finetune="full"`` every backbone weight but the
-   vocabulary table; class-weighted cross-entropy, AdamW with warm-up and linear decay.
+   vocabulary table; class-weighted cross-entropy, AdamW with warm-up and linear decay,
+   batches of pairs of similar length (:func:`~factscout.training.loop.length_batches`: less
+   padding, about twice the pairs per second on CPU); ``init`` starts from another model file or
+   from stage 0's NLI weights (:mod:`factscout.training.stance.nli_stage`).
    After each epoch the dev part's stance macro-F1 is measured; the best epoch is kept.
 4. Calibration: one temperature dividing the logits, fitted on every dev pair by likelihood
    (Guo et al. 2017, "On Calibration of Modern Neural Networks"); stored in the model file.
@@ -52,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import BadModel, InputError
-from factscout.training.loop import adamw_with_warmup, optimizer_step
+from factscout.training.loop import adamw_with_warmup, length_batches, optimizer_step
 from factscout.training.stance.cross_config import FIT_LOG, CrossConfig, Parts, Say, quiet, scifact_parts
 from factscout.training.stance.data import (
     Pair,
@@ -137,7 +140,6 @@ def train_model(
     if not pairs:
         raise InputError("no training pairs")
     torch.manual_seed(config.seed)
-    rng = np.random.default_rng(config.seed)
     net_config = config.network(backbone or "minilm")
     network = build_network(net_config)
     if config.init is not None:
@@ -167,13 +169,14 @@ def train_model(
     started = time.perf_counter()
     losses: list[float] = []
     step = 0
+    lengths = [len(p.claim) + len(p.sentence) for p in pairs]  # characters: a cheap stand-in for tokens
     for epoch in range(config.epochs):
         network.train()
-        order = rng.permutation(len(pairs))
+        batches = length_batches(lengths, config.batch_size, config.seed * 1000 + epoch)
         for b in range(per_epoch):
             if step >= steps:
                 break
-            batch = [pairs[int(i)] for i in order[b * config.batch_size : (b + 1) * config.batch_size]]
+            batch = [pairs[i] for i in batches[b]]
             enc = encode_pairs(
                 tokenizer, [p.claim for p in batch], [p.sentence for p in batch], max_length=config.max_length
             )
@@ -247,11 +250,17 @@ def train_soup(
 
 
 def _load_weights(network: Any, path: str, net_config: dict[str, Any]) -> None:
-    """Copy a stance cross-encoder file's weights into ``network`` (built with the same config)."""
+    """Copy a stance cross-encoder file's weights (or stage 0's full-precision ``stance_nli.pt``)
+    into ``network`` (built with the same config)."""
     from factscout.nn.adapters import read_lora_file
     from factscout.nn.backbone import assign_state
     from factscout.verify.cross_stance import FORMAT
 
+    if Path(path).suffix == ".pt":
+        from factscout.training.stance.nli_stage import load_init
+
+        load_init(network, Path(path))
+        return
     config, arrays = read_lora_file(Path(path), FORMAT, "stance cross-encoder")
     if config.get("finetune", "lora") != net_config["finetune"]:
         raise BadModel(

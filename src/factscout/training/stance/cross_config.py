@@ -58,7 +58,9 @@ class CrossConfig:
     origins: tuple[str, ...] | None = described(
         None, "fit only on pairs from (or edited from) these datasets, comma-separated"
     )
-    init: str | None = described(None, "fit: start from this stance cross-encoder file (same --finetune)")
+    init: str | None = described(
+        None, "fit: start from this stance cross-encoder file or stage 0's stance_nli.pt (same --finetune)"
+    )
     calibrate: bool = described(True, "fit a temperature on the dev pairs")
     soup: tuple[int, ...] | None = described(
         None, "fit once per seed (comma-separated, e.g. 13,14,15) and average the fits' weights"

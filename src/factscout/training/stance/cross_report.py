@@ -161,6 +161,7 @@ def report(
             "claims": {"fitting": len(parts.fit), "dev": len(dev), "heldout": len(heldout)},
             "training": {k: v for k, v in log.items() if k not in ("training_pairs", "claims")},
             "training_pairs": log.get("training_pairs", {}),
+            "stage0": stage0_summary(config.init),
             "calibration": calibration,
             "stance": stance,
             "verdict": verdict,
@@ -177,6 +178,57 @@ def report(
     write_card(out / CARD_FILE, model_card(result))
     say(f"wrote {weights} ({result['artifact']['bytes']} bytes) in {result['artifact']['run_seconds']} s")
     return result
+
+
+def stage0_summary(init: str | None) -> dict[str, Any] | None:
+    """What stage 0 (NLI pre-training) the fit started from did: its log beside ``init`` (a
+    ``stance_nli.pt``), with each source's licence; ``None`` when the fit did not start from one."""
+    if not init or Path(init).suffix != ".pt":
+        return None
+    from factscout.training.stance.nli_data import NLI_SOURCES_CLEAN, licences
+    from factscout.training.stance.nli_stage import LOG
+
+    file = Path(init).parent / LOG
+    log = json.loads(file.read_text()) if file.is_file() else {}
+    counts: Counter[str] = Counter()
+    for key, n in (log.get("training_pairs") or {}).items():
+        counts[key.split("/")[0]] += int(n)
+    return {
+        "pairs": log.get("pairs"),
+        "per_source": dict(counts),
+        "licences": licences(tuple(counts)) if counts else {},
+        "clean": [s for s in counts if s in NLI_SOURCES_CLEAN],
+        "epochs": log.get("epochs", []),
+        "train_seconds": log.get("train_seconds"),
+        "config": {k: (log.get("config") or {}).get(k) for k in ("epochs", "lr", "batch_size", "max_length")},
+    }
+
+
+def _stage0_lines(r: dict[str, Any]) -> list[str]:
+    """The card's section on stage 0: data and licences, NLI check-set accuracy, time."""
+    s0 = r.get("stage0")
+    if not s0:
+        return []
+    last = s0["epochs"][-1] if s0["epochs"] else {}
+    left_out = sorted(set(s0["per_source"]) - set(s0["clean"]))
+    return [
+        "## Stage 0: NLI pre-training",
+        "",
+        f"The fit started from stage 0 (`factscout train stance-cross --stage nli`, {s0['config']}): the backbone "
+        f"fine-tuned on {s0['pairs']:,} general NLI pairs (hypothesis as the claim, premise as the sentence) "
+        f"in {s0['train_seconds'] or 0:.0f} s on 2 CPU cores, the NLI check set never trained on.",
+        "",
+        "| source | pairs | licence |",
+        "|---|---|---|",
+        *[f"| {k} | {v:,} | {s0['licences'].get(k, '?')} |" for k, v in sorted(s0["per_source"].items())],
+        "",
+        "NLI check set after stage 0: "
+        + ", ".join(f"{k} {v:.3f}" for k, v in last.items() if k.endswith("_accuracy"))
+        + f" ({last.get('pairs_per_second', '?')} pairs/s). A clean-licence build leaves out "
+        + (", ".join(left_out) or "nothing")
+        + " here, and every non-commercial source of the claim-evidence stages (see STANCE_PAIRS.md).",
+        "",
+    ]
 
 
 def _trained_part(r: dict[str, Any]) -> str:
@@ -234,6 +286,7 @@ def model_card(r: dict[str, Any]) -> str:
         f"  ```\n  {r['command']}\n  ```",
         "",
         *([r["note"], ""] if r.get("note") else []),
+        *_stage0_lines(r),
         "## Data and licences",
         "",
         "| pairs (source/label) | count |",
