@@ -61,6 +61,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/verdict_classifier.py
 	$(VENV)/bin/factscout train stance-pairs --out .factscout/stance-pairs.jsonl
 	$(PY) benchmarks/stance.py --pairs .factscout/stance-pairs.jsonl
+	$(PY) benchmarks/verdict_loss.py
 	$(PY) benchmarks/selection.py
 	$(PY) benchmarks/bfs_speed.py
 	$(PY) benchmarks/rewriting.py

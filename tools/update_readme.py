@@ -198,6 +198,19 @@ HEADLINES = [
         },
     ),
     Headline(
+        "Stance stage 0: NLI pre-training on 67,275 general NLI pairs, one epoch on 2 CPU cores",
+        "NLI check set: 2,000 MultiNLI dev-matched + 2,000 counterfactual-SNLI test pairs",
+        "MNLI accuracy {s0_mnli}, counterfactual SNLI {s0_cf}",
+        "the default stance model (no NLI stage) {today_mnli}, {today_cf}",
+        "results.md#nli-stage-0-and-the-stance-ablation-issue-46",
+        {
+            "s0_mnli": _c("stance_ablation", "NLI check: MNLI acc", model="stage0"),
+            "s0_cf": _c("stance_ablation", "NLI check: SNLI-CF acc", model="stage0"),
+            "today_mnli": _c("stance_ablation", "NLI check: MNLI acc", model="today"),
+            "today_cf": _c("stance_ablation", "NLI check: SNLI-CF acc", model="today"),
+        },
+    ),
+    Headline(
         "Verdict: `check` end to end on news claims (Check-COVID, closed pool of 347 abstracts)",
         "Check-COVID dev, 207 claims",
         "macro-F1 {check}",
