@@ -154,16 +154,18 @@ def test_the_stance_cross_encoder_plugs_into_check_with_its_own_rule(index_dir, 
 
     checker = Checker.from_index(index_dir, CheckSettings(planner="claim", passages=2, stance="cross"))
     assert isinstance(checker.stance, CrossStanceModel)
-    n, c = checker.stance.rule_thresholds
-    assert (checker.rule.min_evidence, checker.rule.min_confidence) == (n, c)
+    n, c, share = checker.stance.rule_thresholds
+    assert (checker.rule.min_evidence, checker.rule.min_confidence, checker.rule.min_share) == (n, c, share)
     report = checker.check(mini.claims[0])
     assert report.verdict.label in VERDICTS
     assert report.provenance["stance_model"]["kind"] == "cross-int8"  # by default it runs in int8
     exact = Checker.from_index(index_dir, CheckSettings(planner="claim", passages=2, stance="cross", fast=False))
-    assert exact.stance.rule_thresholds == (n, c) and exact.stance is not checker.stance
+    assert exact.stance.rule_thresholds == (n, c, share) and exact.stance is not checker.stance
     assert exact.check(mini.claims[0]).provenance["stance_model"]["kind"] == "cross"
     mine = Checker.from_index(index_dir, CheckSettings(planner="claim", stance="cross", min_evidence=4))
     assert mine.rule.min_evidence == 4  # the user's setting wins over the tuned one
+    mixed = Checker.from_index(index_dir, CheckSettings(planner="claim", stance="cross", min_share=0.7))
+    assert mixed.rule.min_share == 0.7 and mixed.rule.min_evidence == n
 
 
 def test_a_trained_cross_encoder_file_also_runs_int8_by_default():

@@ -55,7 +55,7 @@ from factscout.verify.base import (
 )
 from factscout.verify.confidence import abstention_policy, selective_verdict, shipped
 from factscout.verify.stance import predict_many
-from factscout.verify.verdict import DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_EVIDENCE, CountRule
+from factscout.verify.verdict import DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_EVIDENCE, DEFAULT_MIN_SHARE, CountRule
 
 if TYPE_CHECKING:
     from factscout.factchecks import FactCheckMemory
@@ -124,12 +124,13 @@ class Checker:
         temporal = make_reranker("time-aware", method=s.temporal, weight=s.temporal_weight) if s.temporal else None
         self.rerankers: tuple[Reranker, ...] = tuple(r for r in (reranker, temporal) if r is not None)
         self.provenance: dict[str, Any] = dict(provenance or {})
-        tuned = (DEFAULT_MIN_EVIDENCE, DEFAULT_MIN_CONFIDENCE)
+        tuned = (DEFAULT_MIN_EVIDENCE, DEFAULT_MIN_CONFIDENCE, DEFAULT_MIN_SHARE)
         if s.stance != RULE_TUNED_WITH:
             tuned = (self.stance.rule_thresholds if isinstance(self.stance, TunedStanceModel) else None) or tuned
         self.rule = rule or CountRule(
             tuned[0] if s.min_evidence is None else s.min_evidence,
             tuned[1] if s.min_confidence is None else s.min_confidence,
+            tuned[2] if s.min_share is None else s.min_share,
         )
         self.verdict_method: VerdictMethod = make_verdict_method(
             s.verdict, rule=self.rule, classifier=self._load_classifier

@@ -83,6 +83,14 @@ class CheckSettings:
     min_evidence: int | None = field(
         default=None, metadata=option("count rule: sentences needed for a definite verdict [default: tuned]")
     )
+    min_share: float | None = field(
+        default=None,
+        metadata=option(
+            "count rule: the share of the counted sentences the winning side needs (0.5: more wins; "
+            "higher calls mixed evidence not enough evidence) [default: tuned]",
+            metavar="S",
+        ),
+    )
     min_confidence: float | None = field(
         default=None,
         metadata=option(

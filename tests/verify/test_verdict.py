@@ -80,7 +80,24 @@ def test_count_rule_object_and_defaults():
     assert "CountRule(min_evidence=" in repr(rule)
 
 
-@pytest.mark.parametrize("kwargs", [{"min_evidence": 0}, {"min_confidence": 1.5}, {"min_evidence": 1.5}])
+def test_min_share_turns_mixed_evidence_into_not_enough_evidence():
+    mixed = [ref(0.9, 0), ref(0.8, 1), ref(0.7, 2), sup(0.9, 3), sup(0.8, 4)]  # 3 refuting of 5: a share of 0.6
+    assert count_rule(mixed, min_evidence=1, min_confidence=0.5).label == REFUTED  # Quin+: more wins
+    assert count_rule(mixed, min_evidence=1, min_confidence=0.5, min_share=0.55).label == REFUTED
+    v = count_rule(mixed, min_evidence=1, min_confidence=0.5, min_share=0.6)  # must be more than 0.6
+    assert v.label == NOT_ENOUGH_EVIDENCE and "mixed evidence" in v.reason and len(v.refuting) == 3
+    clear = [ref(0.9, 0), ref(0.8, 1), ref(0.7, 2), sup(0.9, 3)]  # 0.75
+    assert count_rule(clear, min_evidence=1, min_confidence=0.5, min_share=0.7).label == REFUTED
+    assert count_rule([sup(0.9)], min_evidence=1, min_confidence=0.5, min_share=0.95).label == SUPPORTED
+    rule = CountRule(1, 0.5, 0.6)
+    assert rule(mixed).label == NOT_ENOUGH_EVIDENCE and "min_share=0.6" in repr(rule)
+    assert "min_share" not in repr(CountRule(1, 0.5))  # Quin+'s rule reads as before
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"min_evidence": 0}, {"min_confidence": 1.5}, {"min_evidence": 1.5}, {"min_share": 0.4}, {"min_share": 1.0}],
+)
 def test_bad_parameters_raise(kwargs):
     with pytest.raises(InputError):
         CountRule(**kwargs)

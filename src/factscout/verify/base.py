@@ -87,10 +87,10 @@ class EmbeddingStanceModel(Protocol):
 @runtime_checkable
 class TunedStanceModel(Protocol):
     """A stance model that carries the count rule's thresholds tuned with it,
-    ``(min_evidence, min_confidence)`` (``None``: the defaults apply)."""
+    ``(min_evidence, min_confidence, min_share)`` (``None``: the defaults apply)."""
 
     @property
-    def rule_thresholds(self) -> tuple[int, float] | None: ...
+    def rule_thresholds(self) -> tuple[int, float, float] | None: ...
 
 
 @runtime_checkable

@@ -35,6 +35,7 @@ from factscout.nn.pairs import check_batching, run_pairs
 from factscout.records import STANCE_LABELS
 from factscout.verify.base import STANCE_MODELS
 from factscout.verify.stance import PairwiseStance
+from factscout.verify.verdict import DEFAULT_MIN_SHARE
 
 if TYPE_CHECKING:
     pass
@@ -80,10 +81,12 @@ class CrossStanceModel(PairwiseStance):
         network.eval()
 
     @property
-    def rule_thresholds(self) -> tuple[int, float] | None:
-        """``(min_evidence, min_confidence)`` of the count rule tuned for this model, if stored."""
+    def rule_thresholds(self) -> tuple[int, float, float] | None:
+        """``(min_evidence, min_confidence, min_share)`` of the count rule tuned for this model, if
+        stored (a file without ``min_share`` has Quin+'s 0.5)."""
         if "min_evidence" in self.rule and "min_confidence" in self.rule:
-            return int(self.rule["min_evidence"]), float(self.rule["min_confidence"])
+            share = float(self.rule.get("min_share", DEFAULT_MIN_SHARE))
+            return int(self.rule["min_evidence"]), float(self.rule["min_confidence"]), share
         return None
 
     # -- persistence --

@@ -120,7 +120,7 @@ class EnsembleStance(PairwiseStance):
         self.info = {"members": " + ".join(f"{n} ({w:.3g})" for n, w in zip(self.names, self.weights, strict=True))}
 
     @property
-    def rule_thresholds(self) -> tuple[int, float] | None:
+    def rule_thresholds(self) -> tuple[int, float, float] | None:
         """The count-rule thresholds of the heaviest member (the first among equals), if it has its own."""
         heaviest = max(range(len(self.models)), key=lambda i: (self.weights[i], -i))
         model = self.models[heaviest]

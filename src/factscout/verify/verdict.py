@@ -52,17 +52,25 @@ L = TypeVar("L", bound=str)
 # claims (majority baseline 0.202). MODEL_CARD.md, "Verdict"; `factscout train stance` reproduces it.
 DEFAULT_MIN_EVIDENCE = 1
 DEFAULT_MIN_CONFIDENCE = 0.4
+DEFAULT_MIN_SHARE = 0.5  # Quin+'s rule: the side with more counted sentences wins
 
 MIN_EVIDENCE_GRID: tuple[int, ...] = (1, 2, 3, 4)
 MIN_CONFIDENCE_GRID: tuple[float, ...] = tuple(round(0.34 + 0.02 * i, 2) for i in range(32))  # 0.34 .. 0.96
 
 
-def count_rule(stances: Iterable[Stance], *, min_evidence: int, min_confidence: float) -> Verdict:
-    """The Quin+ count rule (Samarinas et al. 2021) over one claim's sentence stances."""
+def count_rule(
+    stances: Iterable[Stance], *, min_evidence: int, min_confidence: float, min_share: float = DEFAULT_MIN_SHARE
+) -> Verdict:
+    """The Quin+ count rule (Samarinas et al. 2021) over one claim's sentence stances: the side with
+    more counted sentences wins. ``min_share`` > 0.5 asks more of a definite verdict: the winning
+    side must hold more than that share of the counted sentences, so that mixed evidence (5
+    refuting against 4 supporting) is not enough evidence rather than a call; 0.5 is Quin+'s rule."""
     if not isinstance(min_evidence, int) or min_evidence < 1:
         raise InputError(f"min_evidence must be an int >= 1, got {min_evidence!r}")
     if not 0.0 <= min_confidence <= 1.0:
         raise InputError(f"min_confidence must be in [0, 1], got {min_confidence!r}")
+    if not 0.5 <= min_share < 1.0:
+        raise InputError(f"min_share must be in [0.5, 1), got {min_share!r}")
     supporting: list[Stance] = []
     refuting: list[Stance] = []
     neutral: list[Stance] = []
@@ -82,6 +90,8 @@ def count_rule(stances: Iterable[Stance], *, min_evidence: int, min_confidence: 
     )
     if n_sup + n_ref < min_evidence:
         label, why = NOT_ENOUGH_EVIDENCE, f"fewer than {min_evidence} supporting or refuting sentences"
+    elif n_sup != n_ref and max(n_sup, n_ref) <= min_share * (n_sup + n_ref):
+        label, why = NOT_ENOUGH_EVIDENCE, f"mixed evidence: neither side has more than {min_share:.0%} of it"
     elif n_sup > n_ref:
         label, why = SUPPORTED, "more supporting than refuting sentences"
     elif n_ref > n_sup:
@@ -92,22 +102,31 @@ def count_rule(stances: Iterable[Stance], *, min_evidence: int, min_confidence: 
 
 
 class CountRule:
-    """The count rule as an aggregator: ``CountRule(min_evidence, min_confidence)(stances) -> Verdict``."""
+    """The count rule as an aggregator: ``CountRule(min_evidence, min_confidence[, min_share])(stances) -> Verdict``."""
 
-    def __init__(self, min_evidence: int = DEFAULT_MIN_EVIDENCE, min_confidence: float = DEFAULT_MIN_CONFIDENCE):
-        count_rule((), min_evidence=min_evidence, min_confidence=min_confidence)  # validates
+    def __init__(
+        self,
+        min_evidence: int = DEFAULT_MIN_EVIDENCE,
+        min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+        min_share: float = DEFAULT_MIN_SHARE,
+    ):
+        count_rule((), min_evidence=min_evidence, min_confidence=min_confidence, min_share=min_share)  # validates
         self.min_evidence = min_evidence
         self.min_confidence = min_confidence
+        self.min_share = min_share
 
     def __call__(self, stances: Iterable[Stance]) -> Verdict:
-        return count_rule(stances, min_evidence=self.min_evidence, min_confidence=self.min_confidence)
+        return count_rule(
+            stances, min_evidence=self.min_evidence, min_confidence=self.min_confidence, min_share=self.min_share
+        )
 
     def judge(self, claim: Claim, stances: Sequence[Stance], ranking: Ranking, passages: PassageLookup) -> Verdict:
         """The :class:`~factscout.verify.base.VerdictMethod` form: the rule reads the stances only."""
         return self(stances)
 
     def __repr__(self) -> str:
-        return f"CountRule(min_evidence={self.min_evidence}, min_confidence={self.min_confidence:g})"
+        share = f", min_share={self.min_share:g}" if self.min_share != DEFAULT_MIN_SHARE else ""
+        return f"CountRule(min_evidence={self.min_evidence}, min_confidence={self.min_confidence:g}{share})"
 
 
 @VERDICT_METHODS.register("rule")
