@@ -15,6 +15,9 @@ def test_demo_on_the_mini_fixture_reuses_its_index(tmp_path):
     assert len(first.examples) == 2 and all(len(r) == 3 for _, r in first.examples)
     assert first.scores["nDCG@10"] > 0.8
     assert [r.claim_id for r in first.reports] == [c.claim_id for c, _ in first.examples]
+    gen = sorted((tmp_path / "idx").glob("gen-*"))
+    assert first.reports[0].provenance["index"] == str(tmp_path / "idx"), "the demo checks as `check` does"
+    assert first.reports[0].provenance["generation"] == gen[-1].name
     assert all(r.verdict.label in {"supported", "refuted", "not enough evidence"} for r in first.reports)
     held = first.heldout  # the 4 fixture claims on the held-out list, checked for the closing scores
     assert held is not None and held.claims == 4 and 0.0 <= held.macro_f1 <= 1.0 and 0.0 <= held.ndcg10 <= 1.0

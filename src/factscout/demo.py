@@ -106,7 +106,8 @@ def run_demo(
     scores = evaluate(data.qrels, rankings, ["nDCG@10", "R@100", "MRR@10"]).means()
     if not check:
         return DemoResult(engine, examples, [], scores, len(queries))
-    checker = Checker(engine, CheckSettings(planner=planner))
+    # check's default path: the index's stored sentence vectors and, for a hybrid index, int8 queries
+    checker = Checker.from_index(index, CheckSettings(planner=planner))
     reports = checker.check_many([c for c, _ in examples])
     held_ids = {line.strip() for line in HELDOUT_FILE.read_text().splitlines() if line.strip()}
     held = [(c, r) for c, r in zip(data.claims, rankings, strict=True) if c.claim_id in held_ids]
