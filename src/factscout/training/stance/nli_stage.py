@@ -209,9 +209,9 @@ def train_nli(
             if stop_after_steps is not None and this_call >= stop_after_steps and step < steps:
                 say(f"stopped at step {step}/{steps}; run the same command again to continue")
                 return log | {"stopped_at": step}
-    network.eval()
-    model.clear_cache()
-    write_model()
+    if not (out / WEIGHTS).exists():  # the last step wrote them, unless a finished run's checkpoint was resumed
+        network.eval()
+        write_model()
     log["train_seconds"] = round(seconds + time.perf_counter() - clock, 1)
     (out / LOG).write_text(json.dumps(log, indent=1) + "\n")
     say(f"wrote {out / WEIGHTS} and {out / MODEL} ({log['train_seconds']:.0f} s of training)")
