@@ -206,9 +206,11 @@ class Checker:
         }
         checker = cls(retriever, settings, provenance=info, **components)
         checker.sentences = load_sentence_data(path, len(retriever.store))
+        # which way this check's sentences were embedded: read from the index, or per claim
+        checker.provenance["sentence_vectors"] = "stored" if checker.sentences is not None else "per-claim"
         if checker.sentences is None:
-            msg = "index %s has no stored sentence vectors: sentences are embedded per claim (slower); rebuild it"
-            log.warning(msg + " with 'factscout index --sentences' to store them", directory)
+            msg = "index %s has no stored sentence vectors: sentences are embedded per claim (slower); store them"
+            log.warning(msg + " with 'factscout index --index %s --add-sentences'", directory, directory)
         return checker
 
     # -- steps loaded on first use --

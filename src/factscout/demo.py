@@ -10,9 +10,11 @@ precision and coverage of the definite verdicts at the default ``--min-confidenc
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import os
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from factscout.check import Checker, CheckSettings
@@ -50,27 +52,41 @@ class DemoResult:
     scores: dict[str, float]
     n_queries: int
     heldout: HeldOut | None = None
+    built: bool = False  # this run built the index
+    sentences_stored: bool = False  # the checks read the index's stored sentence vectors
+    timings: dict[str, float] = field(default_factory=dict)  # wall seconds of each step
 
 
-def _index(dataset, retriever: str, index: str | os.PathLike[str]) -> Retriever:  # type: ignore[no-untyped-def]
-    """The demo's index, reused when it holds this corpus with this retriever and the sentence
-    vectors ``check`` reads (else rebuilt with them: an index made for checking stores them)."""
-    from factscout.retrieve.sentences import load_sentence_data
-
+def _index(dataset, retriever: str, index: str | os.PathLike[str], *, staged: bool) -> tuple[Retriever, bool]:  # type: ignore[no-untyped-def]
+    """The demo's index and whether this call built it. An index of this corpus made with this
+    retriever and the demo's encoder is reused, with or without its sentence vectors; else one is
+    built: ``staged``, from the passages alone (the demo answers at once; the sentence vectors are
+    added afterwards, :func:`~factscout.retrieve.index.sentences_in_background`), else with them."""
     try:
         gen, manifest = read_manifest(index)
         if (
             manifest["retriever"] == retriever
             and manifest["n_passages"] == len(dataset.corpus)
-            and load_sentence_data(gen, len(dataset.corpus)) is not None
+            and index_encoder(gen, retriever) == demo_settings(retriever).get("dense", {}).get("encoder", "minilm")
         ):
-            return load_index(index)
+            return load_index(index), False
     except BadIndex:
         pass
-    log.info(
-        "building a %s index of %d passages with their sentence vectors in %s", retriever, len(dataset.corpus), index
-    )
-    return build_index(dataset.corpus, index, retriever, demo_settings(retriever), show_progress=True, sentences=True)
+    what = "passages (sentence vectors follow)" if staged else "passages with their sentence vectors"
+    log.info("building a %s index of %d %s in %s", retriever, len(dataset.corpus), what, index)
+    settings = demo_settings(retriever)
+    return build_index(dataset.corpus, index, retriever, settings, show_progress=True, sentences=not staged), True
+
+
+def index_encoder(generation: Path, retriever: str) -> str | None:
+    """The passage encoder a dense or hybrid index generation was built with (``None``: no encoder)."""
+    config = generation / retriever / ("dense/dense.json" if retriever == "hybrid" else "dense.json")
+    if retriever not in ("dense", "hybrid"):
+        return "minilm"  # nothing encoded: any encoder setting fits
+    try:
+        return str(json.loads(config.read_text())["encoder"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def demo_settings(retriever: str) -> dict:
@@ -92,36 +108,54 @@ def run_demo(
     check: bool = True,
     planner: str = "decompose",
     heldout: int | None = None,
+    staged: bool = True,
 ) -> DemoResult:
     """Index ``dataset`` (SciFact, or its mini fixture), search every train claim, score the run,
     and check ``n_claims`` example claims end to end and the first ``heldout`` held-out claims
-    (``None``: all; 0: none) for their scores (``check=False`` skips both)."""
+    (``None``: all; 0: none) for their scores (``check=False`` skips both). ``staged``: a new
+    index holds the passages only and the checks embed the sentences they read (the caller adds
+    the sentence vectors afterwards); else they are stored before anything is checked."""
+    clock = time.perf_counter()
+    timings: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        timings[name] = now - clock
+        clock = now
+
     data = load_dataset(dataset, "train")
-    engine = _index(data, retriever, index)
+    engine, built = _index(data, retriever, index, staged=staged)
+    lap("index")
     queries = data.queries()
     rankings = engine.search(queries, 100)
     with_evidence = [c for c in data.claims if c.meta.get("evidence")]
     picks = {c.claim_id for c in with_evidence[:: max(1, len(with_evidence) // max(n_claims, 1))][:n_claims]}
     examples = [(c, r.top(k)) for c, r in zip(data.claims, rankings, strict=True) if c.claim_id in picks]
     scores = evaluate(data.qrels, rankings, ["nDCG@10", "R@100", "MRR@10"]).means()
+    lap("search")
     if not check:
-        return DemoResult(engine, examples, [], scores, len(queries))
-    # check's default path: the index's stored sentence vectors and, for a hybrid index, int8 queries
+        return DemoResult(engine, examples, [], scores, len(queries), built=built, timings=timings)
+    # check's default path: the index's stored sentence vectors (when there) and, for a hybrid index, int8 queries
     checker = Checker.from_index(index, CheckSettings(planner=planner))
+    stored = checker.sentences is not None
     reports = checker.check_many([c for c, _ in examples])
+    lap("examples")
+    result = DemoResult(engine, examples, reports, scores, len(queries), None, built, stored, timings)
     held_ids = {line.strip() for line in HELDOUT_FILE.read_text().splitlines() if line.strip()}
     held = [(c, r) for c, r in zip(data.claims, rankings, strict=True) if c.claim_id in held_ids]
     held = [(c, r) for c, r in held if c.meta.get("label") in GOLD][:heldout]
     if not held:
-        return DemoResult(engine, examples, reports, scores, len(queries))
+        return result
     gold = [GOLD[c.meta["label"]] for c, _ in held]
     predicted = [r.verdict.label for r in checker.check_many([c for c, _ in held], batch_size=32)]
     ndcg = evaluate(data.qrels, [r for _, r in held], ["nDCG@10"]).means()["nDCG@10"]
-    result = HeldOut(
+    lap("heldout")
+    score = HeldOut(
         len(held),
         ndcg,
         macro_f1(gold, predicted, RULE_VERDICT_LABELS),
         definite_calls(gold, predicted),
         checker.min_confidence,
     )
-    return DemoResult(engine, examples, reports, scores, len(queries), result)
+    return DemoResult(engine, examples, reports, scores, len(queries), score, built, stored, timings)

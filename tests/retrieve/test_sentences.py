@@ -135,6 +135,10 @@ def test_check_with_stored_sentences_embeds_only_the_claims_and_reports_the_same
     for a, b in zip(before, after, strict=True):
         a["provenance"].pop("index"), b["provenance"].pop("index")
         a["provenance"].pop("generation"), b["provenance"].pop("generation")
+        assert (a["provenance"].pop("sentence_vectors"), b["provenance"].pop("sentence_vectors")) == (
+            "per-claim",
+            "stored",
+        )
         assert a == b
     assert any(r["evidence"] for r in after), "the comparison saw evidence"
 

@@ -85,8 +85,88 @@ def test_the_queue_is_bounded():
     assert served == [0, 1, 2] and runner.stats.rejected == 1
 
 
+def _gate_and_log():
+    """A core whose first call blocks until released, and which logs each batch it runs."""
+    gate, started, calls = threading.Event(), threading.Event(), []
+
+    def handler(kind):
+        def run(items):
+            started.set()
+            gate.wait(10)
+            calls.append((kind, list(items)))
+            return list(items)
+
+        return run
+
+    return gate, started, calls, handler
+
+
+def test_an_interactive_job_queued_behind_batch_claims_runs_next():
+    gate, started, calls, handler = _gate_and_log()
+    runner = CoreRunner({"check": handler("check"), "job": handler("job")}, background=("job",), max_background_batch=2)
+
+    async def go():
+        batch = [asyncio.create_task(runner.submit("job", i, uid=i)) for i in range(7)]
+        await asyncio.to_thread(started.wait, 10)  # the first batch claims are running
+        interactive = asyncio.create_task(runner.submit("check", "now"))
+        await asyncio.sleep(0.05)
+        assert runner.pending == 1 and runner.background_pending == 7
+        gate.set()
+        return await interactive, await asyncio.gather(*batch)
+
+    now, done = asyncio.run(go())
+    assert now == "now" and done == list(range(7))
+    # the running batch finishes; the interactive check goes next; batch order is otherwise kept
+    assert calls == [("job", [0, 1]), ("check", ["now"]), ("job", [2, 3]), ("job", [4, 5]), ("job", [6])]
+    assert runner.stats.background_done == 7 and runner.stats.done == 8
+
+
+def test_batch_claims_are_not_starved_by_a_stream_of_interactive_requests():
+    gate, started, calls, handler = _gate_and_log()
+    runner = CoreRunner(
+        {"check": handler("check"), "job": handler("job")},
+        background=("job",),
+        max_batch=1,
+        max_background_batch=1,
+        starve_after=3,
+    )
+
+    async def go():
+        first = asyncio.create_task(runner.submit("check", "first"))
+        await asyncio.to_thread(started.wait, 10)
+        batch = [asyncio.create_task(runner.submit("job", i)) for i in range(2)]
+        interactive = [asyncio.create_task(runner.submit("check", f"c{i}")) for i in range(8)]
+        await asyncio.sleep(0.05)
+        gate.set()
+        await asyncio.gather(first, *batch, *interactive)
+
+    asyncio.run(go())
+    order = [kind if kind == "job" else items[0] for kind, items in calls]
+    # one batch claim after every 3 interactive batches while batch work waits
+    assert order == ["first", "c0", "c1", "c2", "job", "c3", "c4", "c5", "job", "c6", "c7"]
+
+
+def test_batch_claims_never_make_interactive_requests_busy():
+    gate, started, _, handler = _gate_and_log()
+    runner = CoreRunner({"check": handler("check"), "job": handler("job")}, background=("job",), max_pending=2)
+
+    async def go():
+        batch = [asyncio.create_task(runner.submit("job", i)) for i in range(10)]  # beyond max_pending
+        await asyncio.to_thread(started.wait, 10)
+        checks = [asyncio.create_task(runner.submit("check", i)) for i in range(2)]
+        await asyncio.sleep(0.05)
+        with pytest.raises(Saturated):  # the third interactive request is the one refused
+            await runner.submit("check", 2)
+        gate.set()
+        return await asyncio.gather(*batch), await asyncio.gather(*checks)
+
+    assert asyncio.run(go()) == (list(range(10)), [0, 1])
+    with pytest.raises(InputError, match="background kinds without a handler: nope"):
+        CoreRunner({"check": list}, background=("nope",))
+
+
 def test_unknown_job_kinds_and_bad_bounds_are_errors():
-    with pytest.raises(InputError, match="max_pending and max_batch"):
+    with pytest.raises(InputError, match="max_pending, max_batch"):
         CoreRunner({}, max_pending=0)
     runner = CoreRunner({"a": list})
     with pytest.raises(InputError, match="no job kind 'b'; known: _call, a"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +35,17 @@ def demo(
             min=0,
         ),
     ] = None,
+    wait_for_sentences: Annotated[
+        bool,
+        typer.Option(
+            "--wait-for-sentences",
+            help="build a new index with its sentence vectors before checking (one stage, minutes longer); by"
+            " default the demo answers from the passages and the vectors are added in the background",
+        ),
+    ] = False,
+    timings: Annotated[
+        Path | None, typer.Option("--timings", help="write the wall seconds of each step here (JSON)")
+    ] = None,
 ) -> None:
     """Index SciFact, score retrieval on its train claims and check example claims end to end (offline);
     end with the scores of the claims held out from training: nDCG@10, verdict macro-F1 and the precision
@@ -43,9 +56,22 @@ def demo(
     err.print(
         f"[bold]factscout demo[/]: SciFact, {retriever} retrieval (first run builds the index; later runs reuse it)"
     )
+    started = time.perf_counter()
     result = run_demo(
-        retriever=retriever, index=index, n_claims=claims, k=k, dataset=dataset, planner=planner, heldout=heldout
+        retriever=retriever,
+        index=index,
+        n_claims=claims,
+        k=k,
+        dataset=dataset,
+        planner=planner,
+        heldout=heldout,
+        staged=not wait_for_sentences,
     )
+    if result.built:
+        err.print(
+            f"index built in {result.timings['index']:.0f} s"
+            + ("" if result.sentences_stored else ": passages only; the checks below embed the sentences they read")
+        )
     for (claim, ranking), report in zip(result.examples, result.reports, strict=True):
         print_report(report)
         gold = {str(g) for g in claim.meta.get("cited_doc_ids", [])}
@@ -68,3 +94,24 @@ def demo(
             f"precision {precision}, coverage {d.coverage:.4f} ({d.calls} calls)",
             highlight=False,
         )
+    if not result.sentences_stored:
+        _sentences_follow(index)
+    if timings is not None:
+        record = {**result.timings, "total": time.perf_counter() - started, "built": result.built}
+        timings.write_text(json.dumps({**record, "sentences_stored": result.sentences_stored}, indent=1) + "\n")
+
+
+def _sentences_follow(index: Path) -> None:
+    """Add the index's sentence vectors in a background process (unless one is at it) and say so."""
+    from factscout.retrieve.index import sentences_in_background, sentences_running
+
+    log_file = index.parent / f"{index.name}.sentences.log"
+    running = sentences_running(index)
+    pid = running or sentences_in_background(index, log_file)
+    what = "are being added" if running else "are now added"
+    err.print(
+        f"[bold]sentence vectors[/] {what} to {index} in the background (process {pid}; log {log_file}). Until they"
+        " are in, `check` on this index embeds the sentences of the passages it reads; the next `make demo` and"
+        " `check` read the stored vectors (the check reports the path in provenance).",
+        highlight=False,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -85,6 +86,14 @@ def index(
             " it reads",
         ),
     ] = False,
+    add_sentences: Annotated[
+        bool,
+        typer.Option(
+            "--add-sentences",
+            help="instead of building: store sentence vectors in the existing index at --index (built without"
+            " --sentences), as a new generation that goes live atomically; the index answers meanwhile",
+        ),
+    ] = False,
 ) -> None:
     """Index a corpus (a BEIR JSONL file, or --dataset NAME) for search."""
     quiet_libraries()
@@ -92,6 +101,11 @@ def index(
     from factscout.retrieve import build_retriever, save_index
     from factscout.retrieve.index import index_sentences
 
+    if add_sentences:
+        if corpus is not None or dataset is not None:
+            raise typer.BadParameter("--add-sentences adds to the index at --index: give no --input or --dataset")
+        _add_sentences(index, ray)
+        return
     if (corpus is None) == (dataset is None):
         raise typer.BadParameter("give exactly one of --input FILE (--corpus) or --dataset NAME")
     RETRIEVERS[retriever]
@@ -136,6 +150,19 @@ def index(
             "no sentence vectors stored: `check` on this index embeds the sentences of the passages it reads"
             " (slower per claim); add --sentences to store them"
         )
+
+
+def _add_sentences(index: Path, ray: str | None) -> None:
+    from factscout.retrieve.index import add_sentences, read_manifest, sentence_lock
+
+    read_manifest(index)  # a clear error for a missing or foreign index, before any model loads
+    started = time.perf_counter()
+    with sentence_lock(index), status(f"splitting and embedding the sentences of the passages in {index}"):
+        gen, written = add_sentences(index, show_progress=not bars_off(err), ray=ray)
+    if written:
+        out.print(f"sentence vectors added to {index} ({gen.name}) in {time.perf_counter() - started:.0f} s")
+    else:
+        out.print(f"{index} already stores sentence vectors ({gen.name}): nothing to do")
 
 
 def read_passages(corpus: Path) -> list[Any]:

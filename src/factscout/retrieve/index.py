@@ -235,6 +235,101 @@ def index_sentences(
     return build_sentence_data(passages, encoder, encode=encode)
 
 
+SENTENCE_LOCK = ".sentences.lock"  # in the index folder while add_sentences runs: its pid
+_CLI = "from factscout.cli.main import app; app()"
+
+
+def add_sentences(
+    directory: str | os.PathLike[str], *, show_progress: bool = False, ray: str | None = None
+) -> tuple[Path, bool]:
+    """Store sentence vectors in an index built without them (the second stage of a staged build:
+    the index answers from its passages first, ``check`` embedding per claim, and gains its
+    sentence vectors here). The new generation holds the live one's files (hard links where the
+    file system allows, else copies) plus ``sentences/``, and goes live atomically only if the
+    live generation is still the one read: an index rebuilt meanwhile is left alone (an
+    :class:`~factscout.errors.InputError` says so). Returns the live generation and whether it
+    was written (``False``: the index already had them)."""
+    from factscout.retrieve.sentences import load_sentence_data
+
+    gen, manifest = read_manifest(directory)
+    if str(manifest.get("retriever", "")).startswith("pg-"):
+        raise InputError(f"index {directory} lives in PostgreSQL: its sentence vectors are not stored on disk")
+    store = PassageStore(read_corpus(gen / "passages.jsonl"))
+    if load_sentence_data(gen, len(store)) is not None:
+        return gen, False
+    data = index_sentences(store.passages, show_progress=show_progress, ray=ray)
+    rebuilt = InputError(f"index {directory} was rebuilt while its sentence vectors were made; run again")
+    try:
+        with new_generation(directory, "factscout index") as new:
+            for item in gen.iterdir():
+                if item.name == "manifest.json":
+                    continue
+                if item.is_dir():
+                    shutil.copytree(item, new / item.name, copy_function=_link_or_copy)
+                else:
+                    _link_or_copy(item, new / item.name)
+            save_sentence_data(data, new)
+            (new / "manifest.json").write_text(json.dumps({**manifest, "sentences": True}, indent=1))
+            if (Path(directory) / "CURRENT").read_text().strip() != gen.name:
+                raise rebuilt
+    except (FileNotFoundError, shutil.Error):  # the generation read (or this one) was removed by a rebuild
+        raise rebuilt from None
+    return new, True
+
+
+def _link_or_copy(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def sentences_in_background(directory: str | os.PathLike[str], log_file: str | os.PathLike[str]) -> int | None:
+    """Start ``factscout index --index DIR --add-sentences`` as a detached process (it outlives
+    the caller) writing to ``log_file``; ``None`` when one is already running for ``directory``
+    (its pid is in ``DIR/.sentences.lock``), else the new process's pid."""
+    import subprocess
+    import sys
+
+    if sentences_running(directory):
+        return None
+    with open(log_file, "ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _CLI, "index", "--index", str(directory), "--add-sentences"],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # not killed with the caller's terminal or process group
+        )
+    return proc.pid
+
+
+def sentences_running(directory: str | os.PathLike[str]) -> int | None:
+    """The pid of a live ``--add-sentences`` process for ``directory``, else ``None`` (a lock left by
+    a process that died is ignored)."""
+    try:
+        pid = int((Path(directory) / SENTENCE_LOCK).read_text().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return None
+    return pid
+
+
+@contextlib.contextmanager
+def sentence_lock(directory: str | os.PathLike[str]) -> Iterator[None]:
+    """Held by the process adding sentence vectors to ``directory`` (:func:`sentences_running`
+    reads it); another live holder is an :class:`~factscout.errors.InputError`."""
+    holder = sentences_running(directory)
+    if holder is not None and holder != os.getpid():
+        raise InputError(f"sentence vectors are already being added to {directory} (process {holder})")
+    lock = Path(directory) / SENTENCE_LOCK
+    lock.write_text(f"{os.getpid()}\n")
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
 def read_manifest(directory: str | os.PathLike[str]) -> tuple[Path, dict]:
     """Locate the live generation of an index and read its manifest, with clear errors."""
     root = Path(directory)

@@ -155,6 +155,7 @@ def create_app(
         {"check": service.check_batch, "search": service.search_batch, "job": check_claims},
         max_pending=max_pending,
         max_batch=max_batch,
+        background=("job",),  # batch claims wait behind /v1/check (runner.py: queue order)
     )
     worker = JobWorker(store, runner, batch=max_batch)
     pages = templates()
@@ -248,6 +249,7 @@ def create_app(
                 "status": "ok",
                 **service.info(),
                 "pending": runner.pending,
+                "background_pending": runner.background_pending,
                 "max_pending": runner.max_pending,
                 "done": s.done,
                 "rejected": s.rejected,

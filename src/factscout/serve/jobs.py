@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from factscout.errors import FactscoutError, InputError
-from factscout.serve.runner import CoreRunner, Saturated
+from factscout.serve.runner import CoreRunner
 
 log = logging.getLogger(__name__)
 
@@ -296,9 +296,9 @@ class _Transaction:
 
 class JobWorker:
     """The background task that runs stored claims through the service's
-    :class:`~factscout.serve.runner.CoreRunner` (job kind ``"job"``): up to ``batch`` claims at a
-    time, never more than the runner has room for (requests to ``/v1/check`` keep their place in
-    its queue). The runner's ``"job"`` handler checks a batch and stores its reports
+    :class:`~factscout.serve.runner.CoreRunner` (job kind ``"job"``, a background kind there: it
+    waits behind every interactive request): up to ``batch`` claims in flight at a time, oldest job
+    first. The runner's ``"job"`` handler checks a batch and stores its reports
     (:meth:`JobStore.finish_reports`); a claim the core refuses gets its error stored here. Started
     with the app, it first resumes what a previous server left unfinished."""
 
@@ -327,12 +327,8 @@ class JobWorker:
     async def _run(self) -> None:
         while True:
             self._wake.clear()
-            room = self.runner.max_pending - self.runner.pending
-            if room < 1:  # the queue is full of other requests: let them drain
-                await asyncio.sleep(0.05)
-                continue
             try:
-                tasks = self.store.pending(min(self.batch, room), skip=self._inflight)
+                tasks = self.store.pending(self.batch, skip=self._inflight)
             except FactscoutError:
                 log.exception("cannot read the job database; retrying in 1 s")
                 await asyncio.sleep(1)
@@ -346,10 +342,6 @@ class JobWorker:
     async def _one(self, task: ClaimTask) -> None:
         try:  # the core call (``check_claims``) stores the reports itself, with the batch
             await self.runner.submit("job", task, group=(task.planner, task.date_filter), uid=task.claim_id)
-        except Saturated as exc:  # not run: it is picked up again on a later round
-            self._inflight.discard(task.key)
-            await asyncio.sleep(min(exc.retry_after, 1))
-            return
         except FactscoutError as exc:
             error: str | None = str(exc)
         except Exception as exc:

@@ -68,7 +68,8 @@ class HealthResponse(_Response):
     planner: str = Field(description="the default planner")
     policy: str | None = Field(description="the rewrite policy of the query editor (null: none fits the index)")
     qrels: int = Field(description="claims with loaded relevance judgements")
-    pending: int = Field(description="requests queued or running now")
+    pending: int = Field(description="interactive requests queued or running now (503 beyond max_pending)")
+    background_pending: int = Field(description="claims of batch jobs queued for the core or running now")
     max_pending: int
     done: int
     rejected: int
