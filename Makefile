@@ -37,7 +37,7 @@ $(DEMO_STAMP):
 setup: $(STAMP) $(AXE_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(VENV)/bin/factscout demo
+	$(VENV)/bin/factscout demo $(DEMO_ARGS)  # e.g. DEMO_ARGS='--timings t.json'
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks tools

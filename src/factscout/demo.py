@@ -137,7 +137,13 @@ def run_demo(
     if not check:
         return DemoResult(engine, examples, [], scores, len(queries), built=built, timings=timings)
     # check's default path: the index's stored sentence vectors (when there) and, for a hybrid index, int8 queries
-    checker = Checker.from_index(index, CheckSettings(planner=planner))
+    checker_log = logging.getLogger("factscout.check")
+    level = checker_log.level
+    checker_log.setLevel(logging.ERROR)  # the demo says itself when its index has no sentence vectors yet
+    try:
+        checker = Checker.from_index(index, CheckSettings(planner=planner))
+    finally:
+        checker_log.setLevel(level)
     stored = checker.sentences is not None
     reports = checker.check_many([c for c, _ in examples])
     lap("examples")

