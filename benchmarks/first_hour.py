@@ -208,7 +208,7 @@ def fresh(make_test: bool, keep: bool) -> None:
     clone = work / "repo"
     dirty = bool(subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True, text=True).stdout)
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
-    drop = ("VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "PIP_CACHE_DIR")
+    drop = ("VIRTUAL_ENV", "PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "PIP_CACHE_DIR", "OMP_WAIT_POLICY")
     environ = {k: v for k, v in os.environ.items() if k not in drop}
     environ |= {"FACTSCOUT_CACHE": str(work / "cache"), "FACTSCOUT_DATA": str(data_root()), "PIP_NO_CACHE_DIR": "1"}
     environ["PATH"] = os.pathsep.join(p for p in environ["PATH"].split(os.pathsep) if ".venv" not in p)

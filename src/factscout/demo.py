@@ -155,7 +155,8 @@ def run_demo(
         return result
     gold = [GOLD[c.meta["label"]] for c, _ in held]
     predicted = [r.verdict.label for r in checker.check_many([c for c, _ in held], batch_size=32)]
-    ndcg = evaluate(data.qrels, [r for _, r in held], ["nDCG@10"]).means()["nDCG@10"]
+    judged = [c.claim_id for c, _ in held if any(v > 0 for v in data.qrels.get(c.claim_id, {}).values())]
+    ndcg = evaluate(data.qrels, [r for _, r in held], ["nDCG@10"], queries=judged).means()["nDCG@10"]
     lap("heldout")
     score = HeldOut(
         len(held),

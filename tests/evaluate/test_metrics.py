@@ -1,5 +1,6 @@
 """Metrics hand-checked on tiny inputs (trec_eval semantics)."""
 
+import logging
 import math
 
 import pytest
@@ -52,11 +53,24 @@ def test_hand_computed_values():
     assert e.mean("MRR@10") == pytest.approx(0.75)
 
 
-def test_unanswered_judged_query_counts_as_zero():
-    e = evaluate(QRELS, {"q1": RUN["q1"], "q_unjudged": {"d1": 1.0}}, ["R@10"])
+def test_unanswered_judged_query_counts_as_zero_and_says_so(caplog):
+    with caplog.at_level(logging.WARNING, logger="factscout.evaluate.metrics"):
+        e = evaluate(QRELS, {"q1": RUN["q1"], "q_unjudged": {"d1": 1.0}}, ["R@10"])
     assert set(e.per_query) == {"q1", "q2"}
     assert e.per_query["q2"][Measure.parse("R@10")] == 0.0
     assert e.mean("R@10") == pytest.approx(0.5)
+    assert "1 of 2 judged queries have no ranking in the run" in caplog.text
+
+
+def test_an_explicit_query_set_scores_exactly_those_queries(caplog):
+    with caplog.at_level(logging.WARNING, logger="factscout.evaluate.metrics"):
+        e = evaluate(QRELS, {"q1": RUN["q1"]}, ["R@10"], queries=["q1"])
+    assert set(e.per_query) == {"q1"} and e.mean("R@10") == pytest.approx(1.0)
+    assert not caplog.text, "nothing is missing from the explicit set"
+    empty = evaluate(QRELS, {"q1": RUN["q1"]}, ["R@10"], queries=["q1", "q2"])
+    assert empty.per_query["q2"][Measure.parse("R@10")] == 0.0, "a named query without a ranking scores 0"
+    with pytest.raises(InputError, match="1 of the 2 queries to score have no relevant judgement: q_unjudged"):
+        evaluate(QRELS, RUN, ["R@10"], queries=["q1", "q_unjudged"])
 
 
 def test_ties_are_scored_in_factscout_order():

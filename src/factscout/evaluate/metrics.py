@@ -5,19 +5,24 @@ Two rules make the numbers unambiguous:
 * the run is scored in factscout's own order, ``(-score, passage_id)`` (the :class:`Ranking`
   tie rule), not trec_eval's tie order: each hit is handed over with a score that encodes its
   rank;
-* a judged query that the run does not answer scores 0 on every measure and counts in the
-  mean (trec_eval ``-c``); run queries without judgements are ignored; passages judged 0 are
-  not relevant.
+* the queries scored are exactly ``queries`` when given (each must be judged); otherwise every
+  judged query, and one the run does not answer scores 0 on every measure and counts in the mean
+  (trec_eval ``-c``), with a warning naming how many (scoring a run of 202 claims against the
+  qrels of 809 once reported nDCG@10 0.18 for 0.74); run queries without judgements are ignored;
+  passages judged 0 are not relevant.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import logging
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from factscout.errors import InputError
 from factscout.evaluate.measures import Measure, parse_measures
 from factscout.records import Ranking
+
+log = logging.getLogger(__name__)
 
 Qrels = Mapping[str, Mapping[str, int]]
 RunDict = Mapping[str, Mapping[str, float]]
@@ -51,17 +56,45 @@ def as_rankings(run: RunDict | Iterable[Ranking]) -> list[Ranking]:
     return list(run)
 
 
-def evaluate(qrels: Qrels, run: RunDict | Sequence[Ranking], measures: Sequence[str | Measure] | str) -> Evaluation:
-    """Score ``run`` against ``qrels`` on ``measures`` (``["nDCG@10", "R@100"]``)."""
+def evaluate(
+    qrels: Qrels,
+    run: RunDict | Sequence[Ranking],
+    measures: Sequence[str | Measure] | str,
+    *,
+    queries: Collection[str] | None = None,
+) -> Evaluation:
+    """Score ``run`` against ``qrels`` on ``measures`` (``["nDCG@10", "R@100"]``): over exactly
+    ``queries`` when given (each must have a relevant judgement), else over every judged query
+    (module docstring)."""
     import ir_measures
 
     parsed = parse_measures(measures) if isinstance(measures, str) else [Measure.parse(m) for m in measures]
     judged = {q: {d: int(r) for d, r in docs.items()} for q, docs in qrels.items() if any(r > 0 for r in docs.values())}
     if not judged:
         raise InputError("the qrels hold no relevant judgement")
+    if queries is not None:
+        unjudged = sorted(set(queries) - set(judged))
+        if unjudged:
+            raise InputError(
+                f"{len(unjudged)} of the {len(set(queries))} queries to score have no relevant judgement: "
+                + ", ".join(unjudged[:5])
+                + (" ..." if len(unjudged) > 5 else "")
+            )
+        judged = {q: judged[q] for q in queries}
+    rankings = as_rankings(run)
+    if queries is None:
+        answered = {r.query_id for r in rankings if r.hits}
+        missing = len(set(judged) - answered)
+        if missing:
+            log.warning(
+                "%d of %d judged queries have no ranking in the run: each scores 0 (trec_eval -c); pass"
+                " queries= to score only some",
+                missing,
+                len(judged),
+            )
     ranked = {
         r.query_id: {h.passage_id: float(len(r.hits) - h.rank + 1) for h in r.hits}
-        for r in as_rankings(run)
+        for r in rankings
         if r.query_id in judged and r.hits
     }
     per_query: dict[str, dict[Measure, float]] = {q: dict.fromkeys(parsed, 0.0) for q in judged}

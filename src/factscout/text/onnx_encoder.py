@@ -102,8 +102,9 @@ class Int8Encoder(OnnxEncoder):
     activations of a whole call at once, so in a batch a text's vector depended on the texts beside
     it (cosine 0.97 to its own vector at worst on SciFact sentences), and the same sentence stored
     at index time and embedded again per claim differed. One text per call gives each text one
-    vector, a little closer to fp32's (mean cosine 0.9934 against 0.9927 for sentences), and is
-    faster on 2 cores, as nothing is padded: 352 against 288 sentences/s, 63 against 51 abstracts/s.
+    vector, a little closer to fp32's (mean cosine 0.9934 against 0.9927 for sentences), at about
+    the same speed on 2 cores (nothing is padded; in interleaved runs 224-354 against 251-303
+    sentences/s and 39-63 against 47-52 abstracts/s: the machine's noise exceeds the difference).
     """
 
     def __init__(self, *, batch_size: int = 1, max_seq_length: int = 256, threads: int | None = None) -> None:
