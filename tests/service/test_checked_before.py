@@ -120,3 +120,18 @@ def test_a_server_without_a_memory_says_so(served_index, encoder):
 def test_every_served_variant_shares_the_one_loaded_memory(checker):
     service = create_app(checker).state.service
     assert service.checker_for("decompose", False).factchecks is checker.factchecks is not None
+
+
+def test_every_served_variant_reads_the_index_s_stored_sentence_vectors(served_index, encoder, tmp_path):
+    """A served request once embedded every sentence it read although the index stored them: the
+    variants the service makes per planner and date filter did not carry the sentence data."""
+    from factscout.datasets import load_dataset
+    from factscout.retrieve import build_index
+
+    build_index(load_dataset("scifact_mini").corpus, tmp_path / "idx", "bm25", sentences=True)
+    stored = Checker.from_index(tmp_path / "idx", CheckSettings(planner="claim", passages=5))
+    assert stored.sentences is not None
+    service = create_app(stored, warm_up=False).state.service
+    for planner, date_filter in (("claim", True), ("decompose", False)):
+        variant = service.checker_for(planner, date_filter)
+        assert variant.sentences is stored.sentences and variant.provenance["sentence_vectors"] == "stored"
