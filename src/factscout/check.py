@@ -351,6 +351,8 @@ class Checker:
             return
         if self._sentences_usable is None:
             self._sentences_usable = fits(self.sentences, self.store, self.encoder)
+            if self.sentences is not None:  # the index has them; whether they fit this encoder decides
+                self.provenance["sentence_vectors"] = "stored" if self._sentences_usable else "per-claim"
         stored = self.sentences if self._sentences_usable else None
         ids = [hit.passage_id for ranking in rankings for hit in ranking.top(passages).hits]
         prime_encoder(self.encoder, stored, self.store, ids, [c.text for c in claims])

@@ -135,3 +135,14 @@ def test_every_served_variant_reads_the_index_s_stored_sentence_vectors(served_i
     for planner, date_filter in (("claim", True), ("decompose", False)):
         variant = service.checker_for(planner, date_filter)
         assert variant.sentences is stored.sentences and variant.provenance["sentence_vectors"] == "stored"
+    # `serve`'s encoder (model_threads) is the one the vectors were stored with, so a report reads them
+    from factscout.serve.app import model_threads
+    from factscout.serve.service import CheckJob, Service
+
+    served = Service(Checker.from_index(tmp_path / "idx", CheckSettings(planner="claim"), encoder=model_threads(1)))
+    claim = load_dataset("scifact_mini").claims[0]
+    [report] = served.check_batch([CheckJob(claim, "claim", True)])
+    assert report["provenance"]["sentence_vectors"] == "stored"
+    other = Service(Checker.from_index(tmp_path / "idx", CheckSettings(planner="claim"), encoder=encoder))
+    [report] = other.check_batch([CheckJob(claim, "claim", True)])
+    assert report["provenance"]["sentence_vectors"] == "per-claim", "vectors of another encoder are not read"

