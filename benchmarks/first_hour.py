@@ -242,14 +242,14 @@ def fresh(make_test: bool, keep: bool) -> None:
         ["search and score all train claims", f"{steps['search']:.1f}", ""],
         ["check the example claims", f"{steps['examples']:.1f}", ""],
         ["check the held-out claims", f"{steps.get('heldout', 0):.1f}", "sentences embedded per claim"],
-        ["**`make demo`, fresh clone**", f"**{demo_s:.0f}**", "target <= 300 s"],
+        ["`make demo`, fresh clone", f"{demo_s:.0f}", "target <= 300 s"],
         ["sentence vectors, added in the background after it", f"{steps['total'] + background_s:.0f}",
          "seconds after the demo process started, a process of its own"],
-        ["**`make demo` again**", f"**{second_s:.0f}**",
+        ["`make demo` again", f"{second_s:.0f}",
          f"target <= 60 s; {'stored sentence vectors' if second['sentences_stored'] else 'per-claim sentences'}"],
     ]  # fmt: skip
     if test_s is not None:
-        rows.append(["**`make test` in the same clone**", f"**{test_s:.0f}**", "target <= 720 s (set-up included)"])
+        rows.append(["`make test` in the same clone", f"{test_s:.0f}", "target <= 720 s (set-up included)"])
     lines = [
         f"### A fresh clone's first run: wall seconds on this machine ({os.cpu_count()} cores)",
         "",
