@@ -19,7 +19,7 @@ runner = CliRunner()
 # the CLI's options, command by command (--no-x forms included): a refactor must not add, drop or rename one;
 # the names before the one vocabulary (--claims, --queries, --corpus, --pairs; --out, --run) stay as aliases
 OPTIONS = {
-    "index": "--alpha --b --corpus --data --dataset --encode-batch --encoder --fusion --index --input --k1 --no-sentences --output "
+    "index": "--add-sentences --alpha --b --corpus --data --dataset --encode-batch --encoder --fusion --index --input --k1 --no-sentences --output "
     "--pg-name --ray --retriever --sentences --shards --stride --window -i -o",
     "search": "--batch-size --by-doc --date --date-filter --fast --fusion --fusion-weights --index --input --k --no-date-filter "
     "--output --queries --query --ray --run --undated -i -o",
@@ -33,7 +33,7 @@ OPTIONS = {
     "trajectories": "--claims --depth --index --input --keep-set --negatives --no-keep-set --out --output --qrels --ray --reward --seed --top-n "
     "--workers -i -o",
     "rewrite": "--claim-id --claims --index --input --max-steps --out --output --policy --qrels --reward --seed -i -o claim",
-    "demo": "--claims --dataset --heldout --index --k --planner --retriever",
+    "demo": "--claims --dataset --heldout --index --k --planner --retriever --timings --wait-for-sentences",
     "serve": "--depth --factchecks --fast --fusion --host --index --max-pending --max-queries --min-confidence --min-evidence "
     "--min-share --min-stance-confidence --no-fast --passages --planner --policy --port --qrels --rerank --rerank-depth --selector --stance "
     "--state --temporal --temporal-weight --threads --threshold --token --verdict",

@@ -21,7 +21,7 @@ from .conftest import CLAIM_ID
 
 # The top-level fields each endpoint returned before the response models (pinned: a rename breaks clients).
 HEALTH = {"status", "passages", "retriever", "index", "planner", "policy", "qrels"}
-HEALTH |= {"pending", "max_pending", "done", "rejected", "largest_batch"}
+HEALTH |= {"pending", "background_pending", "max_pending", "done", "rejected", "largest_batch"}
 REPORT = {
     "format",
     "claim_id",
