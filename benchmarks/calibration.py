@@ -62,6 +62,7 @@ from factscout.evaluate.calibration import (
     selective_scores,
     threshold_for_precision,
 )
+from factscout.evaluate.classification import macro_f1
 from factscout.formats.beir import read_claims, read_corpus
 from factscout.records import Claim, Passage
 from factscout.report import Report
@@ -73,7 +74,7 @@ from factscout.verify.confidence import (
     call_features,
     fit_verdict_confidence,
 )
-from factscout.verify.verdict import VERDICT_LABELS, macro_f1
+from factscout.verify.verdict import VERDICT_LABELS
 
 NEI = "not enough evidence"
 GOLD = {

@@ -23,13 +23,9 @@ from pathlib import Path
 import numpy as np
 from _common import add_data_flags, claims_corpus_qrels, markdown_table, publish, quiet
 
+from factscout.evaluate.classification import mean_interval
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def bootstrap_ci(diff: np.ndarray, n: int = 10_000, seed: int = 0) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    means = diff[rng.integers(0, len(diff), size=(n, len(diff)))].mean(axis=1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
 def cpu_per_text(encoder, texts) -> float:  # type: ignore[no-untyped-def]
@@ -111,7 +107,7 @@ def main() -> None:
             if name == "fp32":
                 continue
             diff = np.array(result.column("nDCG@10")) - np.array(ref.column("nDCG@10"))
-            lo, hi = bootstrap_ci(diff)
+            lo, hi = mean_interval(diff)
             p = compare(ref, result, "nDCG@10").randomization_p
             rows.append(
                 [

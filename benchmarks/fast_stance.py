@@ -130,9 +130,9 @@ def main() -> None:
 def verdicts(index: Path, claims: list[Claim]) -> tuple[str, dict[str, Any]]:
     """``check`` over ``index`` on ``claims``, int8 default vs fp32: the verdict table and headline."""
     from factscout.check import Checker, CheckSettings
+    from factscout.evaluate.classification import macro_f1
     from factscout.records import RULE_VERDICT_LABELS as VERDICT_LABELS
     from factscout.training.verdict.aggregator import gold_verdict
-    from factscout.verify.verdict import macro_f1
 
     gold = [gold_verdict(c) for c in claims]
     labels: dict[str, list[str]] = {}

@@ -47,6 +47,7 @@ from _common import machine, markdown_table, publish, quiet, write_predictions
 
 from factscout.datasets import load_abstract_sentences, load_dataset
 from factscout.errors import InputError
+from factscout.evaluate.classification import macro_f1
 from factscout.formats.jsonl import read_jsonl
 from factscout.records import STANCE_LABELS, Claim
 from factscout.text.encoder import Encoder
@@ -58,7 +59,6 @@ from factscout.training.stance.pairs import scifact_dev_ids
 from factscout.verify.base import make_stance_model
 from factscout.verify.pairs import pair_probabilities
 from factscout.verify.stance import StanceHead
-from factscout.verify.verdict import macro_f1
 
 SCHEMES = ("loss", "sample", "origin")
 ORIGINS = ("scifact", "covidfact", "averitec", "checkthat")

@@ -52,7 +52,7 @@ def parse_models(values: list[str] | None) -> dict[str, str]:
 def two_way_macro_f1(rows: list[tuple[str, str, int]], probs: Any) -> float:
     """Macro-F1 over the labels the gold uses (FEVER-Symmetric: supports, refutes); a prediction of
     another label is wrong for its pair and counts for no class."""
-    from factscout.verify.verdict import macro_f1
+    from factscout.evaluate.classification import macro_f1
 
     gold = [r[2] for r in rows]
     return round(macro_f1(gold, [int(i) for i in probs.argmax(axis=1)], sorted(set(gold))), 4)

@@ -25,9 +25,9 @@ def main() -> None:
     from factscout.datasets import load_dataset
     from factscout.demo import GOLD, HELDOUT_FILE
     from factscout.evaluate.calibration import definite_calls
+    from factscout.evaluate.classification import macro_f1
     from factscout.records import RULE_VERDICT_LABELS
     from factscout.text.onnx_encoder import Int8Encoder, OnnxEncoder
-    from factscout.verify.verdict import macro_f1
 
     held = {line.strip() for line in HELDOUT_FILE.read_text().splitlines() if line.strip()}
     claims = [c for c in load_dataset("scifact", "train").claims if c.claim_id in held and c.meta.get("label") in GOLD]

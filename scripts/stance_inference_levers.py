@@ -65,12 +65,12 @@ def main() -> None:
     ap.add_argument("--with", dest="others", action="append", default=[], help="another cross-encoder to ensemble")
     args = ap.parse_args()
 
+    from factscout.evaluate.classification import macro_f1
     from factscout.spacy_models import load_spacy
     from factscout.training.stance.augment import swap_direction, toggle_negation
     from factscout.training.stance.cross_config import CrossConfig, scifact_parts
     from factscout.training.stance.evaluation import stance_eval_set
     from factscout.verify.cross_stance import CrossStanceModel
-    from factscout.verify.verdict import macro_f1
 
     parts = scifact_parts(CrossConfig(), print)
     model = CrossStanceModel.load(args.model)

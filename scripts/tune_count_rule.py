@@ -30,7 +30,8 @@ from verdict import gold_label
 
 from factscout.check import Checker, CheckSettings
 from factscout.datasets import load_dataset
-from factscout.verify.verdict import DEFAULT_MIN_SHARE, RULE_VERDICT_LABELS, count_rule, macro_f1
+from factscout.evaluate.classification import macro_f1
+from factscout.verify.verdict import DEFAULT_MIN_SHARE, RULE_VERDICT_LABELS, count_rule
 
 SHARES = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8)
 """A grid of ``min_share`` for ``--shares``: 0.5 is Quin+'s rule (more counted sentences wins)."""

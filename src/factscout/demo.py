@@ -22,11 +22,11 @@ from factscout.datasets import load_dataset
 from factscout.errors import BadIndex
 from factscout.evaluate import evaluate
 from factscout.evaluate.calibration import SelectiveScore, definite_calls
+from factscout.evaluate.classification import macro_f1
 from factscout.records import NOT_ENOUGH_EVIDENCE, REFUTED, RULE_VERDICT_LABELS, SUPPORTED, Claim, Ranking
 from factscout.report import Report
 from factscout.retrieve import Retriever, build_index, load_index
 from factscout.retrieve.index import read_manifest
-from factscout.verify.verdict import macro_f1
 
 log = logging.getLogger(__name__)
 HELDOUT_FILE = Path(__file__).resolve().parent / "verify" / "models" / "scifact_heldout_ids.txt"

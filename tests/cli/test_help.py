@@ -98,3 +98,18 @@ def test_help_lists_the_registered_names(command, option, names):
     assert names and set(names) <= words
     text = help_of(command)
     assert all(name in text for name in names)
+
+
+def test_min_confidence_help_states_the_shipped_threshold():
+    import json
+    from pathlib import Path
+
+    import factscout.verify
+
+    shipped = Path(factscout.verify.__file__).parent / "models" / "verdict_confidence.json"
+    threshold = json.loads(shipped.read_text())["threshold"]
+    words = " ".join(option_help("check", "--min-confidence").split())
+    if threshold is None:
+        assert "The shipped model has none" in words and "nothing is withheld" in words
+    else:  # a shipped threshold must be named in the help
+        assert f"{threshold:g}" in words

@@ -20,11 +20,12 @@ selector keeps from each claim's cited abstracts; see ``models/MODEL_CARD.md``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from factscout.errors import InputError
+from factscout.evaluate.classification import accuracy, macro_f1
 from factscout.records import (
     NOT_ENOUGH_EVIDENCE,
     REFUTED,
@@ -135,39 +136,6 @@ def _count_rule(rule: CountRule | None = None, **_: Any) -> CountRule:
     return rule if rule is not None else CountRule()
 
 
-# --- classification scores -------------------------------------------------------------------
-
-
-def accuracy(gold: Sequence[Hashable], predicted: Sequence[Hashable]) -> float:
-    """Fraction of items whose predicted label equals the gold label."""
-    if len(gold) != len(predicted):
-        raise InputError(f"{len(gold)} gold labels but {len(predicted)} predictions")
-    if not gold:
-        raise InputError("accuracy of an empty set is undefined")
-    return float(sum(g == p for g, p in zip(gold, predicted, strict=True)) / len(gold))
-
-
-def macro_f1(
-    gold: Sequence[Hashable], predicted: Sequence[Hashable], labels: Sequence[Hashable] | None = None
-) -> float:
-    """Unweighted mean of per-class F1 over ``labels`` (default: the gold labels seen).
-
-    A class never predicted and never gold scores F1 = 0 only if listed in ``labels``.
-    """
-    if len(gold) != len(predicted):
-        raise InputError(f"{len(gold)} gold labels but {len(predicted)} predictions")
-    classes = list(labels) if labels is not None else sorted(set(gold), key=str)
-    if not classes:
-        raise InputError("macro-F1 needs at least one class")
-    f1s = []
-    for c in classes:
-        tp = sum(g == c and p == c for g, p in zip(gold, predicted, strict=True))
-        n_pred = sum(p == c for p in predicted)
-        n_gold = sum(g == c for g in gold)
-        f1s.append(2 * tp / (n_pred + n_gold) if n_pred + n_gold else 0.0)
-    return float(sum(f1s) / len(f1s))
-
-
 # --- tuning and baselines --------------------------------------------------------------------
 
 
@@ -244,9 +212,7 @@ __all__ = [
     "CountRule",
     "RuleFit",
     "Verdict",
-    "accuracy",
     "count_rule",
-    "macro_f1",
     "majority_baseline",
     "majority_label",
     "tune_rule",

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from factscout.evaluate.classification import accuracy, macro_f1
 from factscout.nn import sha256_of
 from factscout.nn.activations import softmax
 from factscout.records import Claim
@@ -43,7 +44,7 @@ from factscout.training.stance.evaluation import (
 )
 from factscout.verify.cross_stance import CrossStanceModel
 from factscout.verify.stance import NOT_ENOUGH_INFO, STANCE_LABELS, SUPPORTS, StanceHead
-from factscout.verify.verdict import VERDICT_LABELS, accuracy, macro_f1, majority_baseline, tune_rule
+from factscout.verify.verdict import VERDICT_LABELS, majority_baseline, tune_rule
 
 
 def _stances_of(claims: Sequence[Claim], pairs: Sequence[Pair], probs: np.ndarray, cosines: np.ndarray, ev: str) -> Any:

@@ -104,7 +104,7 @@ def score_rows(predict: Callable[[list[str], list[str]], Any], rows: Rows) -> di
     """Stance macro-F1, accuracy and per-class F1 of ``predict(claims, sentences) -> probabilities``."""
     import numpy as np
 
-    from factscout.verify.verdict import accuracy, macro_f1
+    from factscout.evaluate.classification import accuracy, macro_f1
 
     if not rows:
         return {"pairs": 0, "macro_f1": float("nan")}

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.evaluate.classification import accuracy, macro_f1
 from factscout.records import RULE_VERDICT_LABELS, Claim
 from factscout.training.base import described
 from factscout.training.cards import licence_of, write_card, write_metrics
@@ -62,7 +63,7 @@ from factscout.training.verdict.evidence import (
     write_evidence,
 )
 from factscout.verify.aggregate import DEFAULT_K, VerdictAggregator, claim_features, feature_names
-from factscout.verify.verdict import CountRule, accuracy, macro_f1, majority_label
+from factscout.verify.verdict import CountRule, majority_label
 
 Say = Callable[[str], None]
 MODEL_NAME = "verdict_aggregator.json"

@@ -40,6 +40,7 @@ import numpy as np
 
 from factscout.datasets import load_dataset
 from factscout.errors import InputError
+from factscout.evaluate.classification import class_scores
 from factscout.nn import sha256_of
 from factscout.nn.encoding import CachingEncoder
 from factscout.records import Claim, Passage
@@ -259,20 +260,9 @@ def cross_validate(
 
 
 def scores(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> dict[str, float]:
-    """Accuracy, macro- and weighted F1 and per-class F1 (``F1 <label>``) over ``labels``."""
-    from sklearn.metrics import accuracy_score, f1_score
-
-    if not gold:
-        return {}
-    per = f1_score(gold, predicted, labels=list(labels), average=None, zero_division=0)
-    out = {
-        "n": float(len(gold)),
-        "accuracy": float(accuracy_score(gold, predicted)),
-        "macro-F1": float(f1_score(gold, predicted, labels=list(labels), average="macro", zero_division=0)),
-        "weighted-F1": float(f1_score(gold, predicted, labels=list(labels), average="weighted", zero_division=0)),
-    }
-    out.update({f"F1 {lab}": float(f) for lab, f in zip(labels, per, strict=True)})
-    return out
+    """Accuracy, macro- and weighted F1 and per-class F1 (``F1 <label>``) over ``labels``
+    (:func:`factscout.evaluate.classification.class_scores`)."""
+    return class_scores(gold, predicted, labels)
 
 
 def four_and_three(gold: Sequence[str], probabilities: np.ndarray) -> tuple[dict[str, float], dict[str, float]]:
