@@ -174,7 +174,7 @@ class Checker:
         out: list[CheckedBefore | None] = []
         for claim in claims:
             before = claim.date if self.settings.date_filter else None
-            found = memory.matches(claim.text, before=before - dt.timedelta(days=1) if before else None)
+            found = memory.matches(claim.text, published_before=before)
             out.append(
                 CheckedBefore(
                     matches=tuple(prior_check(m.record, m.score) for m in found),

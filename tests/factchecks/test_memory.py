@@ -13,12 +13,13 @@ def test_search_finds_the_check_of_a_reworded_claim(memory):
     assert best.record.fact_check_id == "fc-shark"
 
 
-def test_matches_keep_only_checks_published_on_or_before_the_date(memory):
+def test_matches_keep_only_checks_published_strictly_before_the_date(memory):
     text = "Do the vaccines contain microchips to track people?"
-    ids = lambda before: {m.record.fact_check_id for m in memory.matches(text, before=before, threshold=0.0)}  # noqa: E731
+    ids = lambda day: {m.record.fact_check_id for m in memory.matches(text, published_before=day, threshold=0.0)}  # noqa: E731
     assert {"fc-vaccine", "fc-vaccine-2022"} <= ids(None)
     assert "fc-vaccine-2022" not in ids(dt.date(2021, 6, 1)) and "fc-vaccine" in ids(dt.date(2021, 6, 1))
-    assert "fc-vaccine" in ids(dt.date(2021, 1, 10))  # published that very day: shown
+    assert "fc-vaccine" in ids(dt.date(2021, 1, 11))  # published the day before: shown
+    assert "fc-vaccine" not in ids(dt.date(2021, 1, 10)), "published that very day: not before the claim"
     assert ids(dt.date(2021, 1, 9)) <= {"fc-wall", "fc-shark"}
     assert "fc-gaga" not in ids(dt.date(2030, 1, 1))  # undated: nobody can say it was out before
 

@@ -146,3 +146,29 @@ def test_every_served_variant_reads_the_index_s_stored_sentence_vectors(served_i
     other = Service(Checker.from_index(tmp_path / "idx", CheckSettings(planner="claim"), encoder=encoder))
     [report] = other.check_batch([CheckJob(claim, "claim", True)])
     assert report["provenance"]["sentence_vectors"] == "per-claim", "vectors of another encoder are not read"
+
+
+@pytest.mark.parametrize(("day", "shown"), [(dt.date(2014, 5, 1), False), (dt.date(2014, 5, 2), True)])
+def test_one_date_rule_on_the_boundary_day_for_check_serve_and_factchecks_search(
+    checker, factchecks_dir, tmp_path, day, shown
+):
+    """fc-folate was published on 2014-05-01: a claim made that very day does not see it (published
+    strictly before the claim's date), one made the next day does, in all three places."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from factscout.cli.main import app
+
+    [section] = checker.checked_before([Claim("c", FOLATE_CLAIM, day)])
+    assert ("fc-folate" in {m.fact_check_id for m in section.matches}) is shown
+    with TestClient(create_app(checker, warm_up=False)) as c:
+        body = c.get("/v1/factchecks", params={"q": FOLATE_CLAIM, "before": day.isoformat(), "k": 5}).json()
+    assert ("fc-folate" in {m["fact_check_id"] for m in body["matches"]}) is shown
+    queries, run = tmp_path / "q.jsonl", tmp_path / "run.trec"
+    queries.write_text(json.dumps({"_id": "q1", "text": FOLATE_CLAIM, "date": day.isoformat()}) + "\n")
+    done = CliRunner().invoke(
+        app, ["factchecks", "search", "--index", str(factchecks_dir), "-i", str(queries), "-o", str(run), "--k", "5"]
+    )
+    assert done.exit_code == 0, done.output
+    assert ("fc-folate" in {line.split()[2] for line in run.read_text().splitlines()}) is shown

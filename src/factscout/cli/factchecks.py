@@ -82,7 +82,7 @@ def search(
         bool,
         typer.Option(
             "--date-filter/--no-date-filter",
-            help="a dated query finds only fact-checks published on or before its date",
+            help="a dated query finds only fact-checks published before its date (strictly, as `check`)",
         ),
     ] = True,
 ) -> None:
@@ -107,7 +107,9 @@ def search(
     for day, rows in dated.items():
         for i, matches in zip(
             rows,
-            memory.search_many([queries[i].text for i in rows], k, before=day, dates=[queries[i].date for i in rows]),
+            memory.search_many(
+                [queries[i].text for i in rows], k, published_before=day, dates=[queries[i].date for i in rows]
+            ),
             strict=True,
         ):
             found[i] = matches

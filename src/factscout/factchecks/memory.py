@@ -7,8 +7,9 @@ the claim-match model and its shown-match threshold); the ``CURRENT`` file names
 and is replaced atomically, so a failed build or ``add`` leaves the memory as it was.
 
 :meth:`FactCheckMemory.search` ranks fact-checks for a text; :meth:`FactCheckMemory.matches`
-keeps only those published on or before a date (undated ones are then left out: nobody can
-say they were out before) and at or above the shipped threshold.
+keeps only those published strictly before a date, the one rule factscout applies to evidence
+and fact-checks alike, in ``check``, ``serve`` and ``factchecks search`` (undated ones are then
+left out: nobody can say they were out before), and at or above the shipped threshold.
 """
 
 from __future__ import annotations
@@ -254,27 +255,26 @@ class FactCheckMemory:
         self,
         texts: Sequence[str],
         *,
-        before: dt.date | None = None,
+        published_before: dt.date | None = None,
         dates: Sequence[dt.date | None] | None = None,
         clean: bool = True,
     ) -> list[tuple[list[int], np.ndarray]]:
         """For each text, the candidate record rows and their claim-match features
-        (:func:`~.match.candidate_features`); ``before``: only records published on or before that
-        day. A text's date (for the time features) is ``dates[i]`` when given, else the date of a
-        tweet's embed signature, else ``before``."""
+        (:func:`~.match.candidate_features`); ``published_before``: only records published strictly
+        before that day (factscout's one date rule, as for evidence: a claim made on day D is
+        matched with what was out by D - 1). A text's date (for the time features) is ``dates[i]``
+        when given, else the date of a tweet's embed signature, else ``published_before``."""
         if not texts or not self.records:
             return [([], np.zeros((0, len(FEATURES)))) for _ in texts]
         if dates is not None and len(dates) != len(texts):
             raise InputError(f"{len(dates)} dates for {len(texts)} texts")
         queries = [clean_tweet(t) if clean else t.strip() for t in texts]
         allowed = None
-        if before is not None:
-            allowed = (self._days >= 0) & (self._days <= before.toordinal())
+        if published_before is not None:
+            allowed = (self._days >= 0) & (self._days < published_before.toordinal())
         depth = self.model.depth
         q_vecs = np.asarray(self.encoder.encode(queries), dtype=np.float32)
         qs = [Query(f"q{i}", f"q{i}", q or t) for i, (q, t) in enumerate(zip(queries, texts, strict=True))]
-        # the BM25 date filter keeps what is strictly before its day: the day after ``before``
-        published_before = before + dt.timedelta(days=1) if before is not None else None
         rankings = self.bm25.search(qs, depth, published_before=published_before)
         cos_all = q_vecs @ self.vectors.T
         out = []
@@ -286,7 +286,7 @@ class FactCheckMemory:
             dense = [int(r) for r in sorted(top, key=lambda r: (-masked[r], r)) if np.isfinite(masked[r])]
             bm25 = {self._row[h.passage_id]: h.score for h in ranking.hits}
             given = dates[qi] if dates is not None else None
-            day = given or signature_date(texts[qi]) or before
+            day = given or signature_date(texts[qi]) or published_before
             features = candidate_features(
                 bm25, cos, dense, query_date=day, query_words=content_words(queries[qi]),
                 record_dates=self._dates, record_words=self._words,
@@ -306,33 +306,34 @@ class FactCheckMemory:
         texts: Sequence[str],
         k: int = 10,
         *,
-        before: dt.date | None = None,
+        published_before: dt.date | None = None,
         dates: Sequence[dt.date | None] | None = None,
         clean: bool = True,
     ) -> list[list[Match]]:
-        """The top ``k`` fact-checks for each text, best first (ties by id); ``before``: only those
-        published on or before that day. Texts are cleaned (:func:`clean_tweet`) unless ``clean`` is off."""
+        """The top ``k`` fact-checks for each text, best first (ties by id); ``published_before``:
+        only those published strictly before that day. Texts are cleaned (:func:`clean_tweet`) unless
+        ``clean`` is off."""
         if k < 1:
             raise InputError(f"k must be >= 1, got {k}")
         out = []
-        for rows, X in self.candidates(texts, before=before, dates=dates, clean=clean):
+        for rows, X in self.candidates(texts, published_before=published_before, dates=dates, clean=clean):
             scores = score_candidates(self.model, X)
             order = sorted(range(len(rows)), key=lambda i: (-scores[i], self.records[rows[i]].fact_check_id))[:k]
             out.append([Match(self.records[rows[i]], float(scores[i])) for i in order])
         return out
 
     def search(
-        self, text: str, k: int = 10, *, before: dt.date | None = None, date: dt.date | None = None
+        self, text: str, k: int = 10, *, published_before: dt.date | None = None, date: dt.date | None = None
     ) -> list[Match]:
         """The top ``k`` fact-checks for ``text``, best first; ``date``: when the claim was made (else
-        a tweet's signature date, else ``before``), for the time features."""
-        return self.search_many([text], k, before=before, dates=[date])[0]
+        a tweet's signature date, else ``published_before``), for the time features."""
+        return self.search_many([text], k, published_before=published_before, dates=[date])[0]
 
     def matches(
-        self, text: str, *, before: dt.date | None = None, threshold: float | None = None, k: int = 5
+        self, text: str, *, published_before: dt.date | None = None, threshold: float | None = None, k: int = 5
     ) -> list[Match]:
-        """The fact-checks to show for ``text``: published on or before ``before`` when given (the
-        claim's date: it also feeds the time features), and scoring at or above ``threshold``
-        (default: the shipped one, :attr:`threshold`)."""
+        """The fact-checks to show for ``text``: published strictly before ``published_before`` when
+        given (the claim's date: it also feeds the time features), and scoring at or above
+        ``threshold`` (default: the shipped one, :attr:`threshold`)."""
         cut = self.threshold if threshold is None else threshold
-        return [m for m in self.search(text, k, before=before) if m.score >= cut]
+        return [m for m in self.search(text, k, published_before=published_before) if m.score >= cut]

@@ -180,7 +180,7 @@ class Service:
         memory = self.checker.factchecks
         if memory is None:
             raise NoMemory("no fact-check memory is loaded: start factscout serve with --factchecks DIR")
-        found = memory.search(text, k, before=before - dt.timedelta(days=1) if before else None)
+        found = memory.search(text, k, published_before=before)
         matches = [
             prior_check(m.record, m.score).model_dump(mode="json") | {"shown": m.score >= memory.threshold}
             for m in found
