@@ -9,7 +9,17 @@ from typing import Annotated
 import typer
 
 from factscout import settings
-from factscout.cli.common import INPUT, OUTPUT, counted, err, friendly, one_of, quiet_libraries, status
+from factscout.cli.common import (
+    INPUT,
+    OUTPUT,
+    counted,
+    err,
+    friendly,
+    one_of,
+    output_path,
+    quiet_libraries,
+    status,
+)
 from factscout.verify import STANCE_MODELS
 
 STANCE_HELP = settings.STANCE_HELP.format(choices=one_of(STANCE_MODELS))
@@ -39,6 +49,7 @@ def stance(
 
     if batch_size < 1:
         raise typer.BadParameter(f"--batch-size must be positive, got {batch_size}")
+    output_path(out_path, "--output")  # a bad output path is reported before any pair is scored
     rows = read_pairs(pairs)  # every row checked before a model loads
     options: dict[str, object] = {}
     if device != "cpu":
