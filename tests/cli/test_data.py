@@ -165,8 +165,8 @@ def test_averitec_known_checksum_is_the_pinned_train_file() -> None:
 def test_averitec_known_checksum_matches_the_shared_copy() -> None:
     from factscout.datasets import averitec
     from factscout.datasets.base import data_root
-    from factscout.datasets.download import sha256_of
     from factscout.errors import DataNotFound
+    from factscout.hashing import file_sha256
 
     try:
         path = data_root() / "averitec" / "train.json"
@@ -174,7 +174,7 @@ def test_averitec_known_checksum_matches_the_shared_copy() -> None:
         pytest.skip("no data folder")
     if not path.is_file():
         pytest.skip("averitec/train.json is not in the data folder")
-    assert sha256_of(path) == averitec.SHA256[averitec.SOURCE.url]
+    assert file_sha256(path) == averitec.SHA256[averitec.SOURCE.url]
 
 
 def test_pseudo_claims_writes_beir_files_whose_claims_are_cut_out_of_the_training_copy(tmp_path):

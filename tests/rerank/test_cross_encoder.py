@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from factscout.errors import DataNotFound, FactscoutError, InputError
-from factscout.nn import sha256_of
+from factscout.hashing import file_sha256
 from factscout.records import Claim, DateFilterStats, Hit, Passage, Ranking
 from factscout.rerank import MODEL_FILE, BadModel, CrossEncoderReranker, ModelNotFound
 from factscout.rerank.cross_encoder import rerank_with_scores
@@ -66,7 +66,7 @@ def test_shipped_weights_are_small_and_pinned_by_the_model_card() -> None:
     assert MODEL_FILE.is_file()
     assert MODEL_FILE.stat().st_size < 2_000_000
     metrics = json.loads((MODEL_FILE.parent / "metrics.json").read_text())
-    assert metrics["weights"]["sha256"] == sha256_of(MODEL_FILE)
+    assert metrics["weights"]["sha256"] == file_sha256(MODEL_FILE)
     assert metrics["weights"]["sha256"] in (MODEL_FILE.parent / "MODEL_CARD.md").read_text()
 
 

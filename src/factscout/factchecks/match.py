@@ -22,7 +22,6 @@ matcher falls back to CombSUM of min-max normalised BM25 and cosine (Fox & Shaw 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import math
 import os
@@ -142,11 +141,6 @@ class MatchModel:
             return cls(**row)
         except (ValueError, TypeError) as exc:
             raise BadModel(f"{p}: not a claim-match model ({exc})") from None
-
-
-def file_sha256(path: str | os.PathLike[str]) -> str | None:
-    p = Path(path)
-    return hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else None
 
 
 def content_words(text: str) -> frozenset[str]:

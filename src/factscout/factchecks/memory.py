@@ -34,13 +34,13 @@ from factscout.factchecks.match import (
     MatchModel,
     candidate_features,
     content_words,
-    file_sha256,
     score_candidates,
 )
 from factscout.factchecks.merge import merge_duplicates
 from factscout.factchecks.record import FactCheck
 from factscout.factchecks.verdicts import normalise_verdict
 from factscout.formats.jsonl import read_jsonl, write_jsonl
+from factscout.hashing import file_sha256
 from factscout.records import Passage, Query
 from factscout.retrieve.base import PassageStore
 from factscout.retrieve.bm25 import Bm25Config, Bm25Retriever

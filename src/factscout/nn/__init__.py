@@ -7,6 +7,6 @@ spaCy's ``ml/`` is the model: runtime packages (``verify/``, ``select/``, ``rera
 from either.
 """
 
-from factscout.nn.backend import require_torch, sha256_of
+from factscout.nn.backend import require_torch
 
-__all__ = ["require_torch", "sha256_of"]
+__all__ = ["require_torch"]

@@ -3,7 +3,6 @@ cache folder."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,3 @@ def require_torch(what: str = "this model") -> Any:
         raise MissingDependency(f"{what} needs torch: {INSTALL_HINT}") from None
     return torch
 
-
-def sha256_of(path: str | Path) -> str:
-    """Hex sha256 of a file (model cards pin shipped weights with it)."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import BadModel, InputError, ModelNotFound
-from factscout.nn import sha256_of
+from factscout.hashing import file_sha256
 from factscout.nn.adapters import FORMAT_VERSION, read_lora_file, write_lora_arrays
 from factscout.text.encoder import DEFAULT_ENCODER, Encoder
 
@@ -60,7 +60,7 @@ def read_adapter(path: str | Path) -> tuple[dict[str, Any], dict[str, np.ndarray
     for key in ("rank", "alpha"):
         if not isinstance(config.get(key), (int, float)) or config[key] <= 0:
             raise BadModel(f"{file}: the adapter config has no valid {key!r}")
-    return config, arrays, sha256_of(file)
+    return config, arrays, file_sha256(file)
 
 
 def merge_adapter(transformer: Any, config: Mapping[str, Any], arrays: Mapping[str, np.ndarray], source: str) -> int:

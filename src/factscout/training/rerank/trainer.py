@@ -41,7 +41,7 @@ import numpy as np
 
 from factscout.errors import InputError
 from factscout.formats.npz import save_npz
-from factscout.nn import sha256_of
+from factscout.hashing import file_sha256
 from factscout.nn.backbone import build_network
 from factscout.nn.pairs import encode_pairs
 from factscout.records import Query, Ranking
@@ -408,7 +408,11 @@ def report(
         },
         "heldout": table,
         "heldout_vs_first_stage_ndcg10": tests,
-        "weights": {"file": weights_file.name, "bytes": weights_file.stat().st_size, "sha256": sha256_of(weights_file)},
+        "weights": {
+            "file": weights_file.name,
+            "bytes": weights_file.stat().st_size,
+            "sha256": file_sha256(weights_file),
+        },
         "total_seconds": None if total_seconds is None else round(total_seconds, 1),
         "note": note,
     }

@@ -282,7 +282,7 @@ def _prf(p: PRF) -> dict[str, float]:
 
 def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, say: Say = print) -> dict[str, Any]:
     from factscout.datasets import load_abstract_sentences, load_dataset
-    from factscout.nn import sha256_of
+    from factscout.hashing import file_sha256
     from factscout.text.encoder import Encoder
 
     config = config or TrainConfig(max_epochs=3 if quick else MAX_EPOCHS)
@@ -383,7 +383,7 @@ def run(out: Path, *, quick: bool = False, config: TrainConfig | None = None, sa
         "weights": {
             "file": weights.name,
             "bytes": weights.stat().st_size,
-            "sha256": sha256_of(weights),
+            "sha256": file_sha256(weights),
             "parameters": n_params,
             "dtype": "float16",
         },

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from factscout.evaluate.classification import accuracy, macro_f1
-from factscout.nn import sha256_of
+from factscout.hashing import file_sha256
 from factscout.nn.activations import softmax
 from factscout.records import Claim
 from factscout.select.threshold import DEFAULT_THRESHOLD
@@ -170,7 +170,7 @@ def report(
             "artifact": {
                 "file": weights.name,
                 "bytes": weights.stat().st_size,
-                "sha256": sha256_of(weights),
+                "sha256": file_sha256(weights),
                 "run_seconds": round(time.perf_counter() - t0, 1),
             },
         }

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.nn import sha256_of
+from factscout.hashing import file_sha256
 from factscout.select.threshold import (
     THRESHOLD_GRID,
     best_threshold,
@@ -412,7 +412,7 @@ def run(
     report.artifact = {
         "file": weights.name,
         "bytes": weights.stat().st_size,
-        "sha256": sha256_of(weights),
+        "sha256": file_sha256(weights),
         "parameters": int(sum(w.size + b.size for w, b in model.layers)),
         "run_seconds": round(time.perf_counter() - t0, 1),
     }

@@ -41,7 +41,7 @@ import numpy as np
 from factscout.datasets import load_dataset
 from factscout.errors import InputError
 from factscout.evaluate.classification import class_scores
-from factscout.nn import sha256_of
+from factscout.hashing import file_sha256
 from factscout.nn.encoding import CachingEncoder
 from factscout.records import Claim, Passage
 from factscout.training.cards import write_card, write_metrics
@@ -337,7 +337,7 @@ def train(out: Path, *, folds: int = FOLDS, seed: int = SEED, c: float = C) -> d
     metrics: dict[str, Any] = {
         "model": MODEL_NAME,
         "bytes": path.stat().st_size,
-        "sha256": sha256_of(path),
+        "sha256": file_sha256(path),
         "parameters": int(model.weight.size + model.bias.size),
         "standardisation_values": int(model.mean.size + model.scale.size),
         "command": COMMAND,
