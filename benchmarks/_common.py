@@ -256,9 +256,9 @@ class RunRecord:
     def trec_run(self, name: str, label: str, rankings: Iterable[Any], *, results: Path | None = None) -> Path:
         tag = run_label(label)
         path = self._target(name, f"{tag}.trec.gz", results)
-        self._write_gz(
-            path, (f"{r.query_id} Q0 {h.passage_id} {h.rank} {h.score:.6f} {tag}\n" for r in rankings for h in r.hits)
-        )
+        from factscout.formats.trec import run_lines
+
+        self._write_gz(path, run_lines(rankings, tag))
         return path
 
     def predictions(

@@ -127,9 +127,9 @@ def search(
         write_run(run, rankings)
         out.print(f"wrote {sum(len(r) for r in rankings)} hits for {len(rankings)} rankings to {run}")
     else:
-        for r in rankings:
-            for h in r.hits:
-                sys.stdout.write(f"{r.query_id} Q0 {h.passage_id} {h.rank} {h.score:.6f} factscout\n")
+        from factscout.formats.trec import run_lines
+
+        sys.stdout.writelines(run_lines(rankings))
     partial = [r for r in rankings if r.partial]
     if partial:
         shards_missing = sorted({s for r in partial for s in r.missing_shards})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from factscout.errors import InputError
 from factscout.formats.beir import Qrels, relevance
@@ -12,11 +12,14 @@ from factscout.formats.jsonl import read_lines, write_atomic
 from factscout.records import Hit, Ranking
 
 
+def run_lines(rankings: Iterable[Ranking], tag: str = "factscout") -> Iterator[str]:
+    """The lines of a TREC run for ``rankings`` (``qid Q0 docid rank score tag``, newline-ended):
+    the one place the format is written."""
+    return (f"{r.query_id} Q0 {h.passage_id} {h.rank} {h.score:.6f} {tag}\n" for r in rankings for h in r.hits)
+
+
 def write_run(path: str | os.PathLike[str], rankings: Iterable[Ranking], tag: str = "factscout") -> None:
-    write_atomic(
-        path,
-        (f"{r.query_id} Q0 {h.passage_id} {h.rank} {h.score:.6f} {tag}\n" for r in rankings for h in r.hits),
-    )
+    write_atomic(path, run_lines(rankings, tag))
 
 
 def read_run(path: str | os.PathLike[str]) -> list[Ranking]:

@@ -25,4 +25,3 @@ def require_torch(what: str = "this model") -> Any:
     except ImportError:
         raise MissingDependency(f"{what} needs torch: {INSTALL_HINT}") from None
     return torch
-
