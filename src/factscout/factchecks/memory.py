@@ -175,7 +175,7 @@ class FactCheckMemory:
 
     def save(self, directory: str | os.PathLike[str]) -> Path:
         """Write this memory as a new generation of ``directory`` and switch ``CURRENT`` to it atomically."""
-        from factscout.retrieve.index import new_generation
+        from factscout.storage import new_generation
 
         with new_generation(directory, "fact-check memory") as gen:
             write_jsonl(gen / "factchecks.jsonl", (r.to_json() for r in self.records))

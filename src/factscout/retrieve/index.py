@@ -15,8 +15,6 @@ import json
 import logging
 import os
 import shutil
-import tempfile
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +25,7 @@ from factscout.records import Passage
 from factscout.registry import Registry, where_to_run
 from factscout.retrieve.base import PassageStore, Retriever
 from factscout.retrieve.sentences import ENCODE_BATCH, SentenceData, build_sentence_data, save_sentence_data
+from factscout.storage import new_generation
 from factscout.text.encoder import CORPUS_ENCODERS
 
 log = logging.getLogger(__name__)
@@ -167,32 +166,6 @@ def save_index(
         }
         (gen / "manifest.json").write_text(json.dumps(manifest, indent=1))
     return gen
-
-
-@contextlib.contextmanager
-def new_generation(directory: str | os.PathLike[str], what: str) -> Iterator[Path]:
-    """A new generation folder of the ``what`` (an index, a fact-check memory) at ``directory`` to
-    write into; when the block ends without an error ``CURRENT`` names it (one atomic rename) and
-    the older generations go, else it is removed and the live one stays untouched."""
-    root = Path(directory)
-    if root.exists() and not root.is_dir():
-        raise InputError(f"{what} path {root} exists and is not a directory")
-    if root.is_dir() and any(root.iterdir()) and not (root / "CURRENT").is_file():
-        raise InputError(f"{root} is a non-empty directory that is not a {what}; refusing to write there")
-    root.mkdir(parents=True, exist_ok=True)
-    gen = Path(tempfile.mkdtemp(prefix=f"gen-{time.strftime('%Y%m%dT%H%M%S')}-", dir=root))
-    try:
-        yield gen
-        fd, tmp = tempfile.mkstemp(prefix=".CURRENT.", dir=root)
-        with os.fdopen(fd, "w") as f:
-            f.write(gen.name + "\n")
-        os.replace(tmp, root / "CURRENT")
-    except BaseException:
-        shutil.rmtree(gen, ignore_errors=True)
-        raise
-    for old in root.glob("gen-*"):
-        if old != gen:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 def build_index(
