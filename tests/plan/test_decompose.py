@@ -210,3 +210,27 @@ def test_property_never_crashes_never_empty_no_duplicates(planner, text):
     assert len(plan) <= 8
     assert len({key(q.text) for q in plan}) == len(plan)
     assert all(q.text.strip() for q in plan)
+
+
+def test_a_rule_that_trips_on_a_parse_is_skipped_with_a_warning_and_a_bug_propagates(nlp, monkeypatch, caplog):
+    import logging
+
+    from factscout.plan import aspects
+
+    doc = nlp("Vitamin D prevents falls in the elderly.")
+
+    def trips(doc, _):
+        raise IndexError("token 99")
+
+    monkeypatch.setitem(aspects._RULES, "focus", trips)
+    with caplog.at_level(logging.WARNING, logger="factscout.plan.aspects"):
+        found = aspects.decompose_doc(doc)
+    assert found, "the other rules still apply"
+    assert "decompose rule focus skipped" in caplog.text and "IndexError: token 99" in caplog.text
+
+    def bug(doc, _):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setitem(aspects._RULES, "focus", bug)
+    with pytest.raises(RuntimeError, match="a bug"):
+        aspects.decompose_doc(doc)

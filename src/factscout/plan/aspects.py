@@ -461,18 +461,23 @@ _RULES: dict[str, Callable[[Doc, dt.date | None], list[Aspect]]] = {
 }
 
 
+PARSE_SHAPE_ERRORS = (IndexError, KeyError, ValueError, AttributeError, TypeError)
+
+
 def decompose_doc(doc: Doc, claim_date: dt.date | None = None, kinds: Sequence[str] = KINDS) -> list[Aspect]:
     """The aspects of a parsed claim in plan order (``kinds`` order), without repeats.
 
-    A rule that fails on an unforeseen parse is skipped (and logged); the others still apply.
+    A rule that fails on an unforeseen parse shape (an index, key, value, attribute or type error
+    from walking the parse) is skipped with a warning naming the rule and the claim; the others
+    still apply. Any other exception is a bug and propagates.
     """
     seen = {_key(doc.text)}
     out: list[Aspect] = []
     for kind in kinds:
         try:
             found = _RULES[kind](doc, claim_date)
-        except Exception as exc:  # a parse shape no rule foresaw must not sink a batch
-            log.debug("decompose rule %s failed on %r: %s", kind, doc.text[:80], exc)
+        except PARSE_SHAPE_ERRORS as exc:  # a parse shape no rule foresaw must not sink a batch
+            log.warning("decompose rule %s skipped on %r: %s: %s", kind, doc.text[:80], type(exc).__name__, exc)
             continue
         for aspect in found:
             key = _key(aspect.text)
