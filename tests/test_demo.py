@@ -86,11 +86,16 @@ def test_demo_command_answers_then_adds_the_sentence_vectors_in_the_background(t
     result = CliRunner().invoke(app, [*args, "--timings", str(timings)])
     assert result.exit_code == 0, result.output
     assert "verdict:" in result.output and "queries:" in result.output
-    assert "cited abstracts found by the claim query at rank" in result.output
-    assert "nDCG@10" in result.output
-    assert "held out from training" in result.output and "verdict macro-F1" in result.output
-    assert "definite calls" in result.output and "precision" in result.output and "coverage" in result.output
     text = " ".join(result.output.split())  # the terminal wraps long lines
+    assert "cited abstracts found by the claim query at rank" in text
+    assert "nDCG@10" in text
+    assert "held out from training" in text and "verdict macro-F1" in text
+    assert "definite calls" in text and "precision" in text and "coverage" in text
+    # the gold label in factscout's words beside its own verdict, SciFact's raw label in brackets
+    assert re.search(
+        r"gold verdict: (supported \(SciFact: SUPPORT\)|refuted \(SciFact: CONTRADICT\)|not enough evidence \(SciFact: NEI\))",
+        text,
+    )
     assert "passages only; the checks below embed the sentences they read" in text
     found = re.search(r"are now added to .* in the background \(process (\d+); log", text)
     assert found, result.output

@@ -51,7 +51,7 @@ def demo(
     end with the scores of the claims held out from training: nDCG@10, verdict macro-F1 and the precision
     and coverage of the definite verdicts."""
     quiet_libraries()
-    from factscout.demo import run_demo
+    from factscout.demo import GOLD, run_demo
 
     err.print(
         f"[bold]factscout demo[/]: SciFact, {retriever} retrieval (first run builds the index; later runs reuse it)"
@@ -76,8 +76,10 @@ def demo(
         print_report(report)
         gold = {str(g) for g in claim.meta.get("cited_doc_ids", [])}
         found = [h.rank for h in ranking.hits if h.passage_id in gold]
+        raw = claim.meta.get("label")
+        gold_label = f"{GOLD[raw]} (SciFact: {raw})" if raw in GOLD else "none (SciFact gives no label)"
         out.print(
-            f"gold label: {claim.meta.get('label') or 'none'}; cited abstracts found by the claim query at rank(s): "
+            f"gold verdict: {gold_label}; cited abstracts found by the claim query at rank(s): "
             f"{found or 'none in the top ' + str(k)}",
             highlight=False,
         )
