@@ -61,7 +61,7 @@ def test_bad_input_is_refused_before_anything_loads(tmp_path):
         "bad-date.jsonl:1: date": ["search", "--index", str(index), "-i", str(bad_date)],
         "can be planned": ["plan", "-i", str(no_text), "-o", out],
         "pairs.jsonl:1": ["stance", "-i", str(pairs), "-o", out],
-        "missing/o.jsonl: folder": ["stance", "-i", str(pairs), "-o", str(tmp_path / "missing" / "o.jsonl")],
+        "is a folder: give a file name": ["stance", "-i", str(pairs), "-o", str(tmp_path)],
     }
     results, stderr = run_cases(list(cases.values()))
     for args, result in zip(cases.values(), results, strict=True):

@@ -49,7 +49,8 @@ def stance(
 
     if batch_size < 1:
         raise typer.BadParameter(f"--batch-size must be positive, got {batch_size}")
-    output_path(out_path, "--output")  # a bad output path is reported before any pair is scored
+    if out_path.is_dir():  # reported before any pair is scored (a missing folder is made, as always)
+        output_path(out_path, "--output")
     rows = read_pairs(pairs)  # every row checked before a model loads
     options: dict[str, object] = {}
     if device != "cpu":
