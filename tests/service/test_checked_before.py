@@ -172,3 +172,18 @@ def test_one_date_rule_on_the_boundary_day_for_check_serve_and_factchecks_search
     )
     assert done.exit_code == 0, done.output
     assert ("fc-folate" in {line.split()[2] for line in run.read_text().splitlines()}) is shown
+
+
+def test_the_terminal_report_shows_the_checked_before_section_and_each_sentence_s_probabilities(checker):
+    from factscout.cli import common
+
+    report = checker.check(Claim("folate", FOLATE_CLAIM, dt.date(2016, 6, 1)))
+    assert report.checked_before is not None and report.checked_before.matches
+    with common.out.capture() as captured:
+        common.print_report(report)
+    text = " ".join(captured.get().split())
+    assert "checked before (" in text and "published before 2016-06-01" in text
+    assert "True (supported)" in text and "2014-05-01" in text, "the folate fact-check with its rating and day"
+    assert "these published fact-checks are shown, not used" in text
+    if any(e.sentences for e in report.evidence):
+        assert "S 0." in text and "R 0." in text and "N 0." in text, "each sentence's probabilities"

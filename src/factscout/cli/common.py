@@ -220,6 +220,7 @@ def print_report(report: Any) -> None:
     if v.abstention:
         out.print(f"why not a definite call: {v.abstention}", highlight=False, soft_wrap=True)
     out.print("queries: " + " | ".join(q.text for q in report.queries), highlight=False, soft_wrap=True)
+    _print_checked_before(report.checked_before)
     for stance, group in report.grouped().items():
         if not group:
             continue
@@ -230,4 +231,26 @@ def print_report(report: Any) -> None:
             out.print(f"  #{e.rank} {e.title or e.doc_id} [dim]{date}{late} found by {', '.join(e.found_by)}[/]",
                       highlight=False, soft_wrap=True)  # fmt: skip
             for sent in e.sentences:
-                out.print(f"    > {sent.text} [dim]({sent.stance})[/]", highlight=False, soft_wrap=True)
+                s, r, n = sent.probabilities  # supports, refutes, not enough info
+                out.print(f"    > {sent.text} [dim]({sent.stance}; S {s:.2f} / R {r:.2f} / N {n:.2f})[/]",
+                          highlight=False, soft_wrap=True)  # fmt: skip
+
+
+def _print_checked_before(section: Any) -> None:
+    """The report's "checked before" section (published fact-checks, kept apart from the evidence),
+    as the JSON report and the page show it; nothing when the check searched no fact-check memory."""
+    if section is None:
+        return
+    before = f", published before {section.published_before.isoformat()}" if section.published_before else ""
+    out.print(f"\n[bold]checked before[/] ({len(section.matches)}; memory {section.memory}{before})", highlight=False)
+    if not section.matches:
+        out.print(f"  no published fact-check reaches the match threshold {section.threshold:g}", highlight=False)
+    for m in section.matches:
+        day = m.date.isoformat() if m.date else "undated"
+        rating = f"{m.verdict} ({m.normalised_verdict})" if m.verdict else m.normalised_verdict
+        out.print(
+            f"  {m.publisher}: {rating} [dim]{day}, match {m.score:.2f}[/] {m.title or m.claim} {m.url or ''}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    out.print(f"  [dim]{section.note}[/]", highlight=False, soft_wrap=True)
