@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gzip
-import hashlib
 import json
 import os
 import platform
@@ -78,11 +77,9 @@ class HashCache:
         st = p.stat()
         key = f"{p}|{st.st_mtime_ns}|{st.st_size}"
         if key not in self._known:
-            digest = hashlib.sha256()
-            with p.open("rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    digest.update(block)
-            self._known[key] = digest.hexdigest()
+            from factscout.hashing import file_sha256
+
+            self._known[key] = file_sha256(p)
             self.computed += 1
         return self._known[key]
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import MissingDependency
+from factscout.hashing import file_sha256
 from factscout.nn.backend import cache_dir, require_torch
 
 log = logging.getLogger(__name__)
@@ -112,11 +113,7 @@ def file_digest(path: str | Path) -> str:
         known = {}
     if isinstance(known.get(entry), str):
         return str(known[entry])
-    digest = hashlib.sha256()
-    with file.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    known[entry] = digest.hexdigest()
+    known[entry] = file_sha256(file)
     try:
         book.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=book.parent, delete=False, suffix=".tmp") as tmp:

