@@ -56,3 +56,25 @@ def test_offsets_round_trip_to_the_passage_text(text):
     assert [text[a:b] for a, b in spans] == sentences_of(text)
     assert all(a < b for a, b in spans)
     assert all(b1 <= a2 for (_, b1), (a2, _) in itertools.pairwise(spans))
+
+
+_OLD_BOUNDARY = re.compile(r"""([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='.!?"” )aA1\n', max_size=60))
+def test_boundary_matches_as_before_the_lookbehind(text):
+    """The lookbehind only stops matches from starting inside a punctuation run: same boundaries."""
+    from factscout.text.sentences import _BOUNDARY
+
+    assert [m.span(1) for m in _BOUNDARY.finditer(text)] == [m.span(1) for m in _OLD_BOUNDARY.finditer(text)]
+
+
+def test_regression_a_long_run_of_punctuation_splits_in_linear_time():
+    """100,000 '!' with no sentence start after them took minutes (each start inside the run retried it)."""
+    import time
+
+    started = time.perf_counter()
+    assert sentences_of("!" * 100_000) == ["!" * 100_000]
+    assert sentences_of("." * 50_000 + " A") == ["." * 50_000, "A"]
+    assert time.perf_counter() - started < 2.0

@@ -25,7 +25,9 @@ _ABBREVIATIONS = frozenset(
 # Abbreviations only when a number follows ("No. 5", "Fig. 2"); "he said no. Then" still splits.
 _NUMBER_ABBREVIATIONS = frozenset({"no", "nos", "fig", "figs", "vol", "eq", "sec", "art", "ch", "pp"})
 # Sentence-final punctuation (and closing quotes/brackets), whitespace, then a plausible sentence start.
-_BOUNDARY = re.compile(r"""([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")
+# A match starts only where a run of punctuation starts (the lookbehind): tried from inside the run as
+# well, a long run with no sentence start after it ("!!!...") cost time quadratic in its length.
+_BOUNDARY = re.compile(r"""(?<![.!?])([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")
 _LINE_BREAK = re.compile(r"[\r\n]+")
 
 
