@@ -5,6 +5,10 @@
   docs/results.md; run after the benchmark scripts, ``make bench``).
 * The README's headline table (``<!-- generated:headline -->``): each figure is read from a table in
   ``benchmarks/results`` (:data:`HEADLINES` says which row and column), so it cannot drift from them.
+* Prose figures: ``<!-- value:NAME|COLUMN|KEY=VALUE -->2.72x<!-- /value -->`` in README.md or docs/*.md is
+  refilled with that cell of ``benchmarks/results/NAME.md`` (:class:`ValueRef`), so a sentence quoting a
+  table cannot drift from it either. Every figure these three parts show has a reproduction spec in
+  ``benchmarks/specs.toml`` (``benchmarks/reproduce.py``; tests/test_specs.py checks it).
 * Run records: each result block and each headline row links the ``manifest.json`` that its benchmark
   wrote beside its run files (``benchmarks/results/NAME/``), when that run has one; a result whose
   benchmark has not run since manifests were introduced gets no link until its next run.
@@ -23,7 +27,7 @@ import os
 import pkgutil
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,17 +61,88 @@ def tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
     return found
 
 
+def table_cell(text: str, column: str, where: Mapping[str, str]) -> str | None:
+    """The ``column`` cell of the first row of a markdown text's tables whose cells match ``where``
+    (column -> value), or None."""
+    for header, rows in tables(text):
+        if column not in header or any(k not in header for k in where):
+            continue
+        for row in rows:
+            if len(row) == len(header) and all(row[header.index(k)] == v for k, v in where.items()):
+                return row[header.index(column)]
+    return None
+
+
+def find_cell(result: str, column: str, where: Mapping[str, str], *, results: Path = RESULTS) -> str | None:
+    """:func:`table_cell` of ``<results>/<result>.md`` (None when the file or the row is missing)."""
+    path = results / f"{result}.md"
+    return table_cell(path.read_text(), column, where) if path.is_file() else None
+
+
 def cell(result: str, column: str, **where: str) -> str:
     """The ``column`` cell of the first row of ``benchmarks/results/<result>.md`` whose cells match
     ``where`` (column -> value; underscores in keyword names stand for spaces)."""
     conditions = {k.replace("_", " "): v for k, v in where.items()}
-    for header, rows in tables((RESULTS / f"{result}.md").read_text()):
-        if column not in header or any(k not in header for k in conditions):
-            continue
-        for row in rows:
-            if all(row[header.index(k)] == v for k, v in conditions.items()):
-                return row[header.index(column)]
-    raise SystemExit(f"{result}.md: no table row with {conditions} and a {column!r} column")
+    found = find_cell(result, column, conditions)
+    if found is None:
+        raise SystemExit(f"{result}.md: no table row with {conditions} and a {column!r} column")
+    return found
+
+
+# -- prose values filled from the result tables -----------------------------------------------------------
+
+# ``<!-- value:NAME|COLUMN|KEY=VALUE|... -->figure<!-- /value -->``: the figure is the COLUMN cell of the
+# first row of benchmarks/results/NAME.md whose KEY column holds VALUE (each KEY=VALUE), as cell() reads
+# it; a trailing ``|number`` keeps only the cell's leading number ("0.5589" of "0.5589 [0.486, 0.628]").
+VALUE = re.compile(r"<!-- value:(?P<ref>[^\n]*?) -->(?P<text>.*?)<!-- /value -->", re.S)
+_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class ValueRef:
+    """A prose figure's source: a cell of ``benchmarks/results/<result>.md``."""
+
+    result: str
+    column: str
+    where: dict[str, str]
+    number: bool = False
+
+    @classmethod
+    def parse(cls, ref: str) -> ValueRef:
+        parts = ref.split("|")
+        if len(parts) < 3:
+            raise ValueError(f"value marker {ref!r}: want NAME|COLUMN|KEY=VALUE[|KEY=VALUE...][|number]")
+        where, number = {}, False
+        for part in parts[2:]:
+            if part == "number":
+                number = True
+            elif "=" in part:
+                key, _, value = part.partition("=")
+                where[key] = value
+            else:
+                raise ValueError(f"value marker {ref!r}: {part!r} is neither KEY=VALUE nor 'number'")
+        return cls(parts[0], parts[1], where, number)
+
+    def text(self) -> str:
+        found = find_cell(self.result, self.column, self.where)
+        if found is None:
+            raise SystemExit(f"{self.result}.md: no table row with {self.where} and a {self.column!r} column")
+        if self.number:
+            match = _NUMBER.search(found)
+            if match is None:
+                raise SystemExit(f"{self.result}.md: the {self.column!r} cell of {self.where} has no number: {found!r}")
+            return match.group()
+        return found
+
+
+def value_refs(text: str) -> list[ValueRef]:
+    """Every prose value marker of a markdown text."""
+    return [ValueRef.parse(m["ref"]) for m in VALUE.finditer(text)]
+
+
+def fill_values(text: str) -> str:
+    """The text with every prose value marker's figure read again from its result table."""
+    return VALUE.sub(lambda m: f"<!-- value:{m['ref']} -->{ValueRef.parse(m['ref']).text()}<!-- /value -->", text)
 
 
 # -- the README's headline table ------------------------------------------------------------------------
@@ -101,6 +176,11 @@ class Cell:
 
     def __call__(self) -> str:
         return cell(self.result, self.column, **self.where)
+
+    @property
+    def conditions(self) -> dict[str, str]:
+        """``where`` with the column names spelled as in the table (underscores are spaces)."""
+        return {k.replace("_", " "): v for k, v in self.where.items()}
 
 
 def _c(result: str, column: str, **where: str) -> Callable[[], str]:
@@ -549,7 +629,7 @@ def render() -> dict[Path, str]:
         texts[README], n = _replace(texts[README], tag, make())
         if n == 0:
             raise SystemExit(f"README.md has no <!-- {tag} --> block")
-    return texts
+    return {path: fill_values(text) for path, text in texts.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
