@@ -231,9 +231,22 @@ def _row(line: str) -> list[str] | None:
     return None if cells[0] == "what" else cells
 
 
-def _has_figure(specs: Mapping[str, Spec], result: str, column: str, where: Mapping[str, str]) -> bool:
+def _has_figure(
+    specs: Mapping[str, Spec], result: str, column: str, where: Mapping[str, str], results: Path = RESULTS
+) -> bool:
+    """Whether a spec of ``result`` has a figure for that cell: the same column and where, or the same
+    row of the same table (two spellings of one row, say a prefix ``key^``)."""
     spec = specs.get(result)
-    return spec is not None and any(f.same_cell(column, where) for f in spec.figures)
+    if spec is None:
+        return False
+    if any(f.same_cell(column, where) for f in spec.figures):
+        return True
+    path = results / f"{result}.md"
+    text = path.read_text() if path.is_file() else ""
+    found = update_readme.locate(text, column, where)
+    return found is not None and any(
+        f.column == column and update_readme.locate(text, f.column, f.where) == found for f in spec.figures
+    )
 
 
 def check_spec(spec: Spec, specs: Mapping[str, Spec], results: Path = RESULTS) -> list[str]:
@@ -304,7 +317,7 @@ def check(
         if len(cells) < len(headline.cells):
             problems.append(f"README headline row {what!r}: a figure is not read from a results table")
         for c in cells:
-            if not _has_figure(specs, c.result, c.column, c.conditions):
+            if not _has_figure(specs, c.result, c.column, c.conditions, results):
                 problems.append(
                     f"README headline row {what!r}: no spec figure for {c.result} {c.column!r} @ {c.conditions}"
                 )
@@ -327,7 +340,7 @@ def check(
             except ValueError as exc:
                 problems.append(f"{page}: {exc}")
                 continue
-            if not _has_figure(specs, ref.result, ref.column, ref.where):
+            if not _has_figure(specs, ref.result, ref.column, ref.where, results):
                 problems.append(
                     f"{page}: value {marker['text']!r} ({ref.result} {ref.column!r} @ {ref.where}) has no spec figure"
                 )

@@ -58,3 +58,31 @@ def test_generated_tables_are_up_to_date():
         timeout=300,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_prose_value_that_drifted_from_its_table_is_refilled_from_it():
+    """``<!-- value:NAME|COLUMN|KEY=VALUE -->`` figures in the README and docs are cells of
+    benchmarks/results/NAME.md: ``update_readme.py`` refills them, so ``--check`` fails on a drift."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import update_readme
+
+    ref = "claim_matching|MAP@5|method=re-ranked (claim-match model)"
+    shown = update_readme.cell("claim_matching", "MAP@5", method="re-ranked (claim-match model)")
+    drifted = f"MAP@5 <!-- value:{ref} -->0.999<!-- /value --> and <!-- value:{ref}|number -->1<!-- /value -->."
+    assert update_readme.fill_values(drifted) == drifted.replace("0.999", shown).replace("->1<", f"->{shown}<")
+    prefix = "fast_queries|Δ vs fp32|search=dense|encoder^=int8 queries"  # "--fast" cannot go in a comment
+    assert update_readme.ValueRef.parse(prefix).text() == update_readme.cell(
+        "fast_queries", "Δ vs fp32", search="dense", encoder="int8 queries (--fast)"
+    )
+
+
+def test_the_prose_figures_issue_48_found_stale_are_read_from_their_tables():
+    """usage.md and results.md said int8 stance was "3.1x cheaper" (its table: 2.47x), quoted the verdict
+    CI [-0.051, +0.035] (table: [-0.047, +0.032]) and a hybrid delta of -0.0014 (table: -0.0022); demo.py
+    said "1.7x ... 0.7323" (2.03x, 0.7336)."""
+    pages = {p.name: p.read_text() for p in [README, *sorted((ROOT / "docs").glob("*.md"))]}
+    for stale in ("3.1x cheaper", "[-0.051, +0.035]", "(-0.0014", "0.005 (CI excludes 0)", "now 3.0x"):
+        assert not any(stale in text for text in pages.values()), stale
+    assert "0.7323" not in (ROOT / "src" / "factscout" / "demo.py").read_text()
+    assert "<!-- value:fast_stance|CPU ms / pair|model=int8 -->" in pages["usage.md"]
+    assert "<!-- value:fast_queries|Δ vs fp32|search=hybrid|encoder^=int8 queries -->" in pages["results.md"]

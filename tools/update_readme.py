@@ -61,16 +61,30 @@ def tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
     return found
 
 
-def table_cell(text: str, column: str, where: Mapping[str, str]) -> str | None:
-    """The ``column`` cell of the first row of a markdown text's tables whose cells match ``where``
-    (column -> value), or None."""
-    for header, rows in tables(text):
-        if column not in header or any(k not in header for k in where):
+def locate(text: str, column: str, where: Mapping[str, str]) -> tuple[int, int] | None:
+    """(table, row) of the first row of a markdown text's tables that has a ``column`` column and whose
+    cells match ``where`` (column -> value; a column name ending in ``^`` matches a cell that starts with
+    the value, for values a page cannot spell, such as ``--fast`` inside an HTML comment), or None."""
+    for t, (header, rows) in enumerate(tables(text)):
+        names = {k: k.removesuffix("^") for k in where}
+        if column not in header or any(n not in header for n in names.values()):
             continue
-        for row in rows:
-            if len(row) == len(header) and all(row[header.index(k)] == v for k, v in where.items()):
-                return row[header.index(column)]
+        for r, row in enumerate(rows):
+            cells = {k: row[header.index(n)] for k, n in names.items()} if len(row) == len(header) else None
+            if cells is not None and all(
+                cells[k].startswith(v) if k.endswith("^") else cells[k] == v for k, v in where.items()
+            ):
+                return t, r
     return None
+
+
+def table_cell(text: str, column: str, where: Mapping[str, str]) -> str | None:
+    """The ``column`` cell of the row :func:`locate` finds, or None."""
+    found = locate(text, column, where)
+    if found is None:
+        return None
+    header, rows = tables(text)[found[0]]
+    return rows[found[1]][header.index(column)]
 
 
 def find_cell(result: str, column: str, where: Mapping[str, str], *, results: Path = RESULTS) -> str | None:
@@ -94,7 +108,7 @@ def cell(result: str, column: str, **where: str) -> str:
 # ``<!-- value:NAME|COLUMN|KEY=VALUE|... -->figure<!-- /value -->``: the figure is the COLUMN cell of the
 # first row of benchmarks/results/NAME.md whose KEY column holds VALUE (each KEY=VALUE), as cell() reads
 # it; a trailing ``|number`` keeps only the cell's leading number ("0.5589" of "0.5589 [0.486, 0.628]").
-VALUE = re.compile(r"<!-- value:(?P<ref>[^\n]*?) -->(?P<text>.*?)<!-- /value -->", re.S)
+VALUE = re.compile(r"<!-- value:(?P<ref>[^\n]*?) -->(?P<text>(?:(?!<!--)[^\n])*)<!-- /value -->")
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 
 

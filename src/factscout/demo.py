@@ -91,8 +91,8 @@ def index_encoder(generation: Path, retriever: str) -> str | None:
 
 def demo_settings(retriever: str) -> dict:
     """The demo encodes its corpus on the fastest path of equal quality: MiniLM in int8
-    (``minilm-int8``, 1.7x faster on passages; SciFact hybrid nDCG@10 0.7323 against fp32's
-    0.7335, within noise: docs/results.md, quantised inference) when ONNX Runtime is installed."""
+    (``minilm-int8``: faster on passages, SciFact hybrid nDCG@10 within noise of fp32's; the figures
+    are in docs/results.md, quantised inference) when ONNX Runtime is installed."""
     if retriever not in ("dense", "hybrid") or importlib.util.find_spec("onnxruntime") is None:
         return {}
     return {"dense": {"encoder": "minilm-int8"}}
