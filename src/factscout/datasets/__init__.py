@@ -33,6 +33,11 @@ name                    splits (default first)      what
 ``sufficient_facts``    fever, hover, vitaminc      claims with reduced evidence: enough or not
 ``wice``                dev, test                   Wikipedia claims vs their cited articles
 ``rte``                 train, dev                  GLUE RTE two-way entailment (auxiliary)
+``claimbuster``         crowdsourced, groundtruth   debate sentences, three-way check-worthiness
+``checkthat2021_1a``    train, dev, test            COVID-19 tweets, check-worthy or not
+``checkthat2021_1b``    train, dev, test            debate / speech transcripts, check-worthy lines
+``checkthat2022_1a``    train, dev, dev_test, test  COVID-19 tweets with a claim, check-worthy or not
+``checkthat2022_1b``    train, dev, dev_test, test  COVID-19 tweets, holds a verifiable claim or not
 ======================  ==========================  =========================================
 """
 
@@ -42,6 +47,7 @@ from factscout.datasets import (  # noqa: F401  (importing registers the loaders
     breaking_nli,
     checkcovid,
     checkthat,
+    checkworthy,
     citint,
     claimdecomp,
     covidfact,

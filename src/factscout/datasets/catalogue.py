@@ -38,7 +38,7 @@ def entries() -> list[Entry]:
     out = []
     for name in sorted(DATASETS.names()):
         module = _module_of(name)
-        source = module.SOURCE  # type: ignore[attr-defined]
+        source = getattr(module, "SOURCES", {}).get(name) or module.SOURCE  # type: ignore[attr-defined]  # one module, several datasets (checkworthy)
         folder: str = module.FOLDER  # type: ignore[attr-defined]
         downloads_as: str | None = name
         if name.endswith("_mini"):
