@@ -333,7 +333,7 @@ def check(
     for page, text in pages.items():
         for name in re.findall(r"<!-- results:([\w.-]+) -->.*?<!-- /results:\1 -->", text, re.S):
             if name not in specs:
-                problems.append(f"{page}: results block {name} has no spec")
+                problems.append(f"{page}: results block {name} has no spec (add one to benchmarks/specs.toml)")
         for marker in update_readme.VALUE.finditer(text):
             try:
                 ref = update_readme.ValueRef.parse(marker["ref"])

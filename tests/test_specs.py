@@ -52,7 +52,7 @@ def test_the_checker_reports_a_headline_figure_whose_spec_is_gone(specs, pages):
     without = dict(specs)
     del without["web_collection"]
     problems = reproduce.check(without, readme, docs)
-    assert "docs/results.md: results block web_collection has no spec" in problems
+    assert "docs/results.md: results block web_collection has no spec (add one to benchmarks/specs.toml)" in problems
     assert any(p.startswith("README headline row 'Web collection") and "no spec figure" in p for p in problems)
 
 
@@ -69,7 +69,7 @@ def test_the_checker_reports_a_results_block_and_a_prose_value_without_a_spec(sp
     page = "<!-- results:nobench -->\ntable\n<!-- /results:nobench -->\n"
     page += "It is <!-- value:nobench|nDCG@10|retriever=x -->0.5<!-- /value --> now.\n"
     problems = reproduce.check(specs, readme, {**docs, "new.md": page})
-    assert "docs/new.md: results block nobench has no spec" in problems
+    assert "docs/new.md: results block nobench has no spec (add one to benchmarks/specs.toml)" in problems
     assert any(p.startswith("docs/new.md: value '0.5' (nobench 'nDCG@10'") for p in problems)
 
 
