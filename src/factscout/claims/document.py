@@ -125,10 +125,10 @@ class Document:
     sentences: tuple[DocumentSentence, ...]
 
     def sentence(self, sentence_id: str) -> DocumentSentence:
-        """The sentence with this id."""
-        for s in self.sentences:
-            if s.sentence_id == sentence_id:
-                return s
+        """The sentence with this id (``s<n>`` is the n-th)."""
+        n = int(sentence_id[1:]) if sentence_id[:1] == "s" and sentence_id[1:].isdigit() else 0
+        if 0 < n <= len(self.sentences) and self.sentences[n - 1].sentence_id == sentence_id:
+            return self.sentences[n - 1]
         raise InputError(f"no sentence {sentence_id!r} in this document ({len(self.sentences)} sentences)")
 
     def context_of(self, sentence: DocumentSentence) -> tuple[DocumentSentence, ...]:
