@@ -158,6 +158,13 @@ def _claim_match(config: Any, *, out: Path, data: Path | None) -> None:
     run(out, config, root=data, say=say, command=command_line("claim-match"))
 
 
+def _checkworthy(config: Any, *, out: Path, data: Path | None) -> None:
+    from factscout.training.checkworthy.trainer import run
+
+    set_torch_threads(2)
+    run(out, config, root=data, say=say, command=command_line("checkworthy"))
+
+
 def _floats(text: str) -> tuple[float, ...]:
     from factscout.errors import InputError
 
@@ -278,6 +285,26 @@ SPECS: dict[str, CommandSpec] = {
         ),
         _claim_match,
         f"Train, choose and write {trainer_summary('claim-match')}.",
+    ),
+    "checkworthy": CommandSpec(
+        (
+            option("out", Path, ..., "--out", help="folder for the models, manifest, metrics and card"),
+            setting("kinds", type=str, parse=comma_tuple, to_cli=",".join),
+            setting("cs", type=str, parse=_floats, to_cli=lambda cs: ",".join(f"{c:g}" for c in cs)),
+            setting("ct21_1b_weight", "--ct21-1b-weight"),
+            setting("with_ct21_1b", "--with-ct21-1b/--without-ct21-1b"),
+            setting("epochs"),
+            setting("lr"),
+            setting("finetune"),
+            setting("max_train", "--max-train"),
+            setting("max_length", "--max-length"),
+            setting("limit"),
+            setting("seed"),
+            option("data", Path | None, None, help="data folder (default: $FACTSCOUT_DATA or ../shared/data)"),
+        ),
+        _checkworthy,
+        f"Train {trainer_summary('checkworthy')} on ClaimBuster + CheckThat! 2021/2022 task 1; ship the better "
+        "by dev F1.",
     ),
 }
 

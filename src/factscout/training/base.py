@@ -87,3 +87,9 @@ _add(
     "the claim-match model (learned BM25 + MiniLM fusion for fact-check lookup)",
     "ClaimMatchConfig",
 )
+_add(
+    "checkworthy",
+    "checkworthy.trainer",
+    "the check-worthiness classifier (linear on MiniLM embeddings, and a MiniLM fine-tune)",
+    "CheckworthyConfig",
+)
