@@ -72,10 +72,11 @@ def mcp(
     import uvicorn
 
     from factscout.serve import create_app
+    from factscout.serve.routes.state import ServeState
 
     web = create_app(checker, token=token, policy=None, max_pending=max_pending)
-    shared = web.state
-    server.mount(web, shared.service, shared.runner, token=token, host=host)
+    shared: ServeState = web.state.serve  # the API's service and core runner: one queue for both faces
+    server.mount(web, shared.service, shared.runner, token=shared.token, host=host)
     err.print(
         f"factscout MCP server on http://{host}:{port}{server.MCP_PATH} (HTTP API under /v1) over {index}",
         highlight=False,
