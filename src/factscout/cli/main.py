@@ -20,7 +20,20 @@ from typing import Annotated
 
 import typer
 
-from factscout.cli import check, collect, demo, evaluate, index, plan, rewrite, search, serve, stance, trajectories
+from factscout.cli import (
+    check,
+    claims,
+    collect,
+    demo,
+    evaluate,
+    index,
+    plan,
+    rewrite,
+    search,
+    serve,
+    stance,
+    trajectories,
+)
 from factscout.cli.common import set_quiet
 from factscout.cli.data import app as data_app
 from factscout.cli.factchecks import app as factchecks_app
@@ -123,6 +136,7 @@ app.command()(plan.plan)
 # the measures after the first (--metrics ndcg@10 recall@100) arrive as extra arguments
 app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": False})(evaluate.evaluate)
 app.command()(check.check)
+app.command()(claims.claims)
 app.command()(stance.stance)
 app.command()(trajectories.trajectories)
 app.command()(rewrite.rewrite)
