@@ -27,7 +27,14 @@ from .conftest import CLAIM_DATE, FOLATE_CLAIM
 
 pytestmark = pytest.mark.encoder  # the server process loads the sentence encoder and the stance model
 
-TOOLS = {"check_claim", "search_evidence", "find_fact_checks"}
+TOOLS = {"check_claim", "search_evidence", "find_fact_checks", "check_document"}
+# a statistic (check-worthy), an opinion, a statement of fact, and markup read as plain text
+DOCUMENT = (
+    "The minister spoke on Tuesday about school meals.\n"
+    "I think it was a lovely speech.\n"
+    "Folic acid supplements lowered homocysteine levels by 25 percent in the 2005 trial, she said.\n"
+    "<script>alert('xss')</script>"
+)
 TIMEOUT = 120  # seconds for one answer (generous: the test machine may be shared)
 # the models quickest to load and run (the int8 cross-encoder would be quantised into the test session's
 # fresh cache first: half a minute)
@@ -88,6 +95,10 @@ def test_every_tool_answers_over_stdio_and_bad_calls_are_tool_errors(served_inde
         assert not matched.is_error, matched.content
         seen["factchecks"], seen["factchecks_text"] = matched.structured_content, matched.content[0].text
 
+        document = await call(session, "check_document", text=DOCUMENT, top=2, date="2016-06-01")
+        assert not document.is_error, document.content
+        seen["document"], seen["document_text"] = document.structured_content, document.content[0].text
+
         bad = {
             "empty claim": ("check_claim", {"claim": " \u200b "}, "claim: must be 1 to 2000 characters"),
             "bad date": ("check_claim", {"claim": FOLATE_CLAIM, "date": "2016-02-30"}, "date: must be an ISO date"),
@@ -99,6 +110,10 @@ def test_every_tool_answers_over_stdio_and_bad_calls_are_tool_errors(served_inde
             "k of 51": ("find_fact_checks", {"text": "folate", "k": 51}, "k: Input should be less than or equal to 50"),
             "control": ("check_claim", {"claim": "folate\x00"}, "claim: contains the control character U+0000"),
             "no claim": ("check_claim", {}, "claim"),
+            "binary": ("check_document", {"text": "PK\x00\x00\x03\x04"}, "a NUL byte (binary data)"),
+            "long document": ("check_document", {"text": "Folate. " * 7000}, "text: String should have at most 50000"),
+            "no sentence": ("check_document", {"text": " \n\t "}, "text: the document holds no sentence"),
+            "top of 21": ("check_document", {"text": DOCUMENT, "top": 21}, "top: Input should be less than or equal"),
             "not a number": ("search_evidence", {"query": "folate", "k": "many"}, "k"),
         }
         for name, (tool, arguments, reason) in bad.items():
@@ -137,9 +152,20 @@ def test_every_tool_answers_over_stdio_and_bad_calls_are_tool_errors(served_inde
     assert "fc-wall" not in {m.fact_check_id for m in fact_checks.matches}
     assert "Example Checks" in seen["factchecks_text"]
 
+    checked = seen["document"]  # one document report: the check-worthy sentence, its span, its report
+    assert checked["format"] == "text" and checked["sentences"] == 4 and 1 <= len(checked["claims"]) <= 2
+    first = checked["claims"][0]
+    assert first["sentence"].startswith("Folic acid supplements lowered homocysteine levels by 25 percent")
+    assert DOCUMENT[first["start"] : first["end"]] == first["sentence"] and first["score"] >= checked["threshold"]
+    report = Report.from_dict(first["report"])
+    assert report.claim == first["claim"] and report.date == CLAIM_DATE
+    assert "I think it was a lovely speech." not in [c["sentence"] for c in checked["claims"]]
+    assert f"1. {first['sentence_id']} (check-worthiness" in seen["document_text"]
+    assert f"Verdict: {report.verdict.label}" in seen["document_text"]
+
 
 def test_a_withheld_verdict_is_summarised_with_the_reason():
-    from factscout.serve.mcp import report_summary
+    from factscout.serve.mcp_text import report_summary
 
     report = {
         "format": "factscout-report/1",

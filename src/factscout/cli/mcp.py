@@ -40,7 +40,7 @@ def mcp(
     settings: dict[str, Any],
 ) -> None:
     """Serve factscout's tools to AI agents over MCP (the Model Context Protocol): check_claim,
-    search_evidence and find_fact_checks (with --factchecks DIR).
+    check_document, search_evidence and find_fact_checks (with --factchecks DIR).
 
     By default over stdin and stdout: an agent host (Claude Desktop, VS Code, ...) starts the command
     itself; see docs/mcp.md for the configuration. The check settings (--planner, --stance, --rerank,
