@@ -381,7 +381,7 @@ def main() -> None:
     from factscout.retrieve.dense import DenseConfig, DenseRetriever
     from factscout.retrieve.hybrid import HybridConfig, HybridRetriever
     from factscout.retrieve.sentences import SentenceData
-    from factscout.text.onnx_encoder import fast_encoder
+    from factscout.text.onnx_encoder import fp32_onnx_encoder
     from factscout.text.sentences import sentence_spans
 
     queries = list(read_queries(args.claims)) if args.claims else load_dataset("scifact", "train").queries()
@@ -401,7 +401,7 @@ def main() -> None:
 
     # real vectors: the demo index's SciFact vectors when given, and encoded samples of each source
     encoder = make_encoder(DenseConfig().encoder)
-    sentence_encoder = fast_encoder()  # what index_sentences embeds sentences with by default
+    sentence_encoder = fp32_onnx_encoder()  # what index_sentences embeds sentences with by default
     pools: dict[str, Pool] = {}
     rates: dict[str, tuple[float, float]] = {}
     for source in ("scifact", "multifc"):

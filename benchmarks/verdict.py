@@ -44,7 +44,7 @@ from factscout.formats.jsonl import read_jsonl
 from factscout.nn.encoding import CachedEncoder
 from factscout.records import Claim, Passage, Ranking
 from factscout.retrieve import build_retriever
-from factscout.text.onnx_encoder import fast_encoder
+from factscout.text.onnx_encoder import fp32_onnx_encoder
 from factscout.verify.stance import MODEL_DIR, StanceHead
 
 LABELS = ("supported", "refuted", "not enough evidence")
@@ -153,7 +153,7 @@ def main() -> None:
     t0 = time.perf_counter()
     retriever = build_retriever(corpus, args.retriever, show_progress=False)
     build_s = time.perf_counter() - t0
-    encoder = CachedEncoder(fast_encoder())  # what check uses by default
+    encoder = CachedEncoder(fp32_onnx_encoder())  # fp32 arithmetic: not check's default path (int8, read from an index)
     stance = StanceHead.load(encoder=encoder)
 
     rows: list[list[object]] = []

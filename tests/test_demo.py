@@ -85,7 +85,7 @@ def test_demo_command_answers_then_adds_the_sentence_vectors_in_the_background(t
     args = ["demo", "--dataset", "scifact_mini", "--retriever", "bm25", "--index", str(tmp_path / "i"), "--claims", "1"]
     result = CliRunner().invoke(app, [*args, "--timings", str(timings)])
     assert result.exit_code == 0, result.output
-    assert "verdict:" in result.output and "queries:" in result.output
+    assert "Verdict" in result.output and "Searches" in result.output
     text = " ".join(result.output.split())  # the terminal wraps long lines
     assert "cited abstracts found by the claim query at rank" in text
     assert "nDCG@10" in text

@@ -129,7 +129,7 @@ class Checker:
             tuned = (self.stance.rule_thresholds if isinstance(self.stance, TunedStanceModel) else None) or tuned
         self.rule = rule or CountRule(
             tuned[0] if s.min_evidence is None else s.min_evidence,
-            tuned[1] if s.min_confidence is None else s.min_confidence,
+            tuned[1] if s.min_stance_confidence is None else s.min_stance_confidence,
             tuned[2] if s.min_share is None else s.min_share,
         )
         self.verdict_method: VerdictMethod = make_verdict_method(

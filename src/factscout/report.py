@@ -107,13 +107,32 @@ class PlannedQuery(_Part):
 
 
 class EvidenceSentence(_Part):
-    """A highlighted sentence of an evidence passage with its stance towards the claim."""
+    """A highlighted sentence of an evidence passage: the side the verdict rule counted it for and
+    the stance model's probabilities (whose most probable class, ``model_label``, is what
+    ``factscout stance`` writes for the pair; the two differ when the model's lean is below the
+    rule's ``--min-stance-confidence``)."""
+
+    _KEYS = ("index", "text", "score", "stance", "counted", "model_label", "probabilities")
 
     index: int = Field(description="the sentence's position in its passage")
     text: str
     score: float
-    stance: StanceLabel
+    stance: StanceLabel = Field(
+        description="the side the verdict rule counted it for; 'not enough info' when the rule did not count it"
+    )
     probabilities: tuple[float, float, float] = Field(description="supports, refutes, not enough info")
+
+    @computed_field(description="whether the verdict rule counted it (for `stance`)")  # type: ignore[prop-decorator]
+    @property
+    def counted(self) -> bool:
+        return self.stance != NOT_ENOUGH_INFO
+
+    @computed_field(  # type: ignore[prop-decorator]  # pydantic's documented form
+        description="the stance model's own label: its most probable class (what `factscout stance` writes)"
+    )
+    @property
+    def model_label(self) -> StanceLabel:
+        return STANCE_LABELS[max(range(len(STANCE_LABELS)), key=self.probabilities.__getitem__)]
 
 
 class Evidence(_Part):
@@ -151,8 +170,9 @@ class VerdictCounts(_Part):
 
 
 class VerdictSummary(_Part):
-    """The verdict as published: label, the rule or model that gave it, its sentence counts, its
-    calibrated confidence and, when factscout abstained, the call it withheld and why."""
+    """The verdict as published: label, the rule or model that gave it, its sentence counts (the
+    count rule's, whichever method gave the label), its confidence and, when factscout abstained,
+    the call it withheld and why."""
 
     label: VerdictLabel
     method: str
@@ -160,8 +180,8 @@ class VerdictSummary(_Part):
     counts: VerdictCounts
     confidence: float | None = Field(
         default=None,
-        description="calibrated probability that the definite call (`call`) is right; null without a definite call "
-        "or a confidence model",
+        description="the confidence model's probability that the definite call (`call`) is right (calibrated when "
+        "provenance.verdict_confidence.calibrated is true); null without a definite call or a confidence model",
     )
     call: VerdictLabel = Field(description="the verdict method's call; differs from `label` when factscout abstained")
     abstention: str | None = Field(

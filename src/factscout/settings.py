@@ -9,7 +9,9 @@ models): the CLI imports it before any input is read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from factscout.errors import InputError
@@ -23,6 +25,8 @@ from factscout.verify.base import HasInt8Form, split_stance_name
 # the settings a client sends with each request (``/v1/check``'s ``planner`` and ``date_filter``);
 # a server decides every other one
 PER_REQUEST = ("planner", "date_filter")
+# settings renamed so that a field's name is its flag's (old name -> new); read with a warning
+RENAMED = {"min_confidence": "min_stance_confidence"}
 
 DATE_FILTER_HELP = (
     "keep only passages published before the claim's (query's) date, for each claim or query that has one "
@@ -91,22 +95,18 @@ class CheckSettings:
             metavar="S",
         ),
     )
-    min_confidence: float | None = field(
+    min_stance_confidence: float | None = field(
         default=None,
-        metadata=option(
-            "count rule: a sentence's stance probability needed to count it [default: tuned]",
-            flags=("--min-stance-confidence",),
-            metavar="P",
-        ),
+        metadata=option("count rule: a sentence's stance probability needed to count it [default: tuned]", metavar="P"),
     )
     min_verdict_confidence: float | None = field(
         default=None,
         metadata=option(
-            "withhold a supported/refuted verdict whose calibrated confidence is below P (0 to 1): it becomes"
+            "withhold a supported/refuted verdict whose confidence is below P (0 to 1): it becomes"
             " 'not enough evidence' and the report says why; default: the threshold stored with the shipped"
             " confidence model, chosen on dev claims for precision >= 0.80. The shipped model has none (no"
             " threshold reached 0.80 on its 177 dev calls), so by default nothing is withheld; 0: never withhold",
-            flags=("--min-confidence",),
+            flags=("--min-verdict-confidence", "--min-confidence"),
             metavar="P",
         ),
     )
@@ -152,7 +152,33 @@ class CheckSettings:
         if self.fast not in (None, True, False):
             raise InputError(f"fast must be true, false or null (the measured default), got {self.fast!r}")
         if self.min_verdict_confidence is not None:
-            check_min_confidence(self.min_verdict_confidence, "min_verdict_confidence (--min-confidence)")
+            check_min_confidence(self.min_verdict_confidence, "min_verdict_confidence (--min-verdict-confidence)")
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> CheckSettings:
+        """Settings from a mapping of field names (a settings file, a stored provenance, options):
+        a name retired in an earlier release is read as its new one with a ``DeprecationWarning``
+        (:data:`RENAMED`), and an unknown name is an :class:`InputError` listing the known ones."""
+        known = {f.name for f in fields(cls)}
+        out: dict[str, Any] = {}
+        for name, value in values.items():
+            if name in RENAMED:
+                new = RENAMED[name]
+                warnings.warn(f"setting {name!r} is now {new!r}; the old name goes in a later release",
+                              DeprecationWarning, stacklevel=2)  # fmt: skip
+                if new in values:
+                    raise InputError(f"give {new!r} or its old name {name!r}, not both")
+                name = new
+            if name not in known:
+                raise InputError(f"unknown setting {name!r}; known: {', '.join(sorted(known))}")
+            out[name] = value
+        return cls(**out)
+
+    @property
+    def min_confidence(self) -> float | None:
+        """Deprecated: :attr:`min_stance_confidence` (the name of its flag, ``--min-stance-confidence``)."""
+        warnings.warn("CheckSettings.min_confidence is now min_stance_confidence", DeprecationWarning, stacklevel=2)
+        return self.min_stance_confidence
 
     def int8_queries(self, retriever: str | None) -> bool:
         """Whether an index of this kind has its queries embedded by the int8 MiniLM: always with

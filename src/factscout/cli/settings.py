@@ -16,6 +16,7 @@ from dataclasses import MISSING, Field, fields
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from factscout.cli.common import one_of
 from factscout.settings import PER_REQUEST, CheckSettings
@@ -25,7 +26,8 @@ def _option(f: Field[Any], hint: Any) -> inspect.Parameter:
     meta = f.metadata
     flags = meta.get("flags") or (f"--{f.name.replace('_', '-')}",)
     help = meta["help"].format(choices=one_of(meta["choices"])) if meta.get("choices") else meta["help"]
-    opt = typer.Option(*flags, help=help, metavar=meta.get("metavar"))
+    # rich would read "[default: tuned]" as markup and print nothing of it
+    opt = typer.Option(*flags, help=escape(help), metavar=meta.get("metavar"))
     return inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=Annotated[hint, opt])
 
 

@@ -97,9 +97,9 @@ def default_encoder(name: str, *, int8: bool = True) -> SentenceEncoder:
         from factscout.text.encoder import Encoder
 
         return Encoder()
-    from factscout.text.onnx_encoder import fast_encoder, int8_encoder
+    from factscout.text.onnx_encoder import fp32_onnx_encoder, int8_encoder
 
-    encoder: SentenceEncoder = int8_encoder() if int8 else fast_encoder()
+    encoder: SentenceEncoder = int8_encoder() if int8 else fp32_onnx_encoder()
     return encoder
 
 

