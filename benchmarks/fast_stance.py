@@ -27,11 +27,11 @@ from _common import markdown_table, publish, quiet
 from stance import Scorer, embed, read_split, texts_of
 
 from factscout.datasets import load_abstract_sentences, load_dataset
+from factscout.evaluate.classification import grouped_macro_f1_intervals
 from factscout.records import STANCE_LABELS, Claim
 from factscout.text.encoder import Encoder
 from factscout.training.splits import SEED, split_scifact
 from factscout.training.stance.data import Embeddings, scifact_pairs
-from factscout.training.stance.evaluation import bootstrap_macro_f1
 from factscout.verify.cross_stance import CrossStanceModel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,7 +72,7 @@ def main() -> None:
     pred = {name: p.argmax(axis=1) for name, p in probs.items()}
     scores = {name: scorer.scores(p) for name, p in pred.items()}
     ev = {name: [int(p[i]) for i in scorer.idx] for name, p in pred.items()}
-    ci = bootstrap_macro_f1(scorer.groups, scorer.gold, ev, range(len(STANCE_LABELS)))
+    ci = grouped_macro_f1_intervals(scorer.groups, scorer.gold, ev, range(len(STANCE_LABELS)), seed=SEED)
     agree = float(np.mean(pred["fp32"] == pred["int8"]))
     max_diff = float(np.abs(probs["fp32"] - probs["int8"]).max())
     delta = scores["int8"]["macro_f1"] - scores["fp32"]["macro_f1"]
@@ -140,7 +140,7 @@ def verdicts(index: Path, claims: list[Claim]) -> tuple[str, dict[str, Any]]:
         checker = Checker.from_index(index, CheckSettings(fast=fast))
         labels[name] = [r.verdict.label for r in checker.check_many(claims)]
     names = list(labels)
-    ci = bootstrap_macro_f1([c.claim_id for c in claims], gold, labels, VERDICT_LABELS)
+    ci = grouped_macro_f1_intervals([c.claim_id for c in claims], gold, labels, VERDICT_LABELS, seed=SEED)
     f1 = {n: macro_f1(gold, labels[n], VERDICT_LABELS) for n in names}
     same = float(np.mean([a == b for a, b in zip(labels[names[0]], labels[names[1]], strict=True)]))
     lo, hi = ci[f"{names[0]} - {names[1]}"]

@@ -47,13 +47,13 @@ from _common import machine, markdown_table, publish, quiet, write_predictions
 
 from factscout.datasets import load_abstract_sentences, load_dataset
 from factscout.errors import InputError
-from factscout.evaluate.classification import macro_f1
+from factscout.evaluate.classification import grouped_macro_f1_intervals, macro_f1
 from factscout.formats.jsonl import read_jsonl
 from factscout.records import STANCE_LABELS, Claim
 from factscout.text.encoder import Encoder
 from factscout.training.splits import HELDOUT_FILE, SEED, read_heldout_ids, split_scifact
 from factscout.training.stance.data import Embeddings, Pair, negation_pairs, read_stance_pairs, scifact_pairs
-from factscout.training.stance.evaluation import bootstrap_macro_f1, stance_eval_set
+from factscout.training.stance.evaluation import stance_eval_set
 from factscout.training.stance.head import HeadConfig, group_balanced_weights, label_balanced_sample, train_head
 from factscout.training.stance.pairs import scifact_dev_ids
 from factscout.verify.base import make_stance_model
@@ -333,7 +333,7 @@ def main() -> None:
 
     # -- intervals (resampling held-out claims), all rows against the chosen all-pairs row --------
     order = [all_name, *[k for k in preds if k != all_name]]
-    ci = bootstrap_macro_f1(
+    ci = grouped_macro_f1_intervals(
         eval_scorer.groups, eval_scorer.gold, {k: preds[k] for k in order}, range(len(STANCE_LABELS)), seed=args.seed
     )
     for name in order:

@@ -29,6 +29,12 @@ class UnknownName(FactscoutError, KeyError):
         return str(self.args[0])
 
 
+class PlanError(FactscoutError):
+    """A query planner could not plan one claim (a text its parser fails on, an unusable LLM
+    answer); a check records it in the report (``provenance.planner_error``) and searches the
+    claim alone."""
+
+
 class BadIndex(FactscoutError):
     """An index directory is missing, partial, corrupt or not a factscout index."""
 

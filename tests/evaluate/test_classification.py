@@ -66,3 +66,20 @@ def test_mean_and_generic_intervals():
     assert bootstrap_interval(lambda idx: 1.0, 10) == (1.0, 1.0)
     with pytest.raises(InputError, match="at least one item"):
         bootstrap_interval(lambda idx: 0.0, 0)
+
+
+def test_grouped_intervals_resample_whole_groups():
+    from factscout.evaluate.classification import grouped_macro_f1_intervals, macro_f1
+
+    rng = np.random.default_rng(1)
+    groups = [f"c{i // 5}" for i in range(200)]  # 40 claims of 5 items each
+    gold = list(rng.integers(0, 3, 200))
+    good = [g if rng.random() < 0.8 else (g + 1) % 3 for g in gold]
+    bad = [g if rng.random() < 0.5 else (g + 1) % 3 for g in gold]
+    ci = grouped_macro_f1_intervals(groups, gold, {"good": good, "bad": bad, "same": good}, range(3), n=500)
+    assert ci["good"][0] <= macro_f1(gold, good, range(3)) <= ci["good"][1]
+    assert ci["good - bad"][0] > 0  # a clear gap stays clear
+    assert ci["good - same"] == [0.0, 0.0]
+    # items of one group move together: one group per item gives a narrower interval than 40 groups of 5
+    per_item = grouped_macro_f1_intervals([str(i) for i in range(200)], gold, {"good": good}, range(3), n=500)
+    assert per_item["good"][1] - per_item["good"][0] <= ci["good"][1] - ci["good"][0] + 0.02

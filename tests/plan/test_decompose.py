@@ -234,3 +234,30 @@ def test_a_rule_that_trips_on_a_parse_is_skipped_with_a_warning_and_a_bug_propag
     monkeypatch.setitem(aspects._RULES, "focus", bug)
     with pytest.raises(RuntimeError, match="a bug"):
         aspects.decompose_doc(doc)
+
+
+def test_a_text_spacy_fails_on_is_a_recorded_failure_not_a_silent_claim_only_plan(monkeypatch):
+    """issue 48: the planner's failure reaches the report (plan_all's failures -> provenance.planner_error)."""
+    from factscout.plan import decompose
+    from factscout.plan.base import plan_all
+    from factscout.records import Claim
+
+    planner = decompose.DecomposePlanner()
+    real = planner.nlp
+
+    class Fussy:
+        def __call__(self, text):
+            if "POISON" in text:
+                raise RecursionError("maximum recursion depth exceeded")
+            return real(text)
+
+        def pipe(self, texts, batch_size=64):
+            return [self(t) for t in texts]
+
+    monkeypatch.setattr(decompose.DecomposePlanner, "nlp", property(lambda self: Fussy()))
+    claims = [Claim("ok", "Vitamin D reduces the risk of falls in older adults."), Claim("bad", "POISON claim text")]
+    queries, failures = plan_all(planner, claims)
+    assert [f.claim_id for f in failures] == ["bad"]
+    assert "spaCy could not parse the claim: RecursionError" in failures[0].error
+    assert [q.text for q in queries if q.claim_id == "bad"] == ["POISON claim text"]  # searched alone
+    assert len([q for q in queries if q.claim_id == "ok"]) > 1  # the other claim keeps its plan

@@ -12,7 +12,8 @@ extra, and the bootstrap needs it thousands of times on small arrays (counts, no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -127,6 +128,53 @@ def macro_f1_interval(
     return bootstrap_interval(f1, len(g), samples=samples, seed=seed)
 
 
+def grouped_macro_f1_intervals(
+    groups: Sequence[str],
+    gold: Sequence[Any],
+    predictions: Mapping[str, Sequence[Any]],
+    labels: Sequence[Any],
+    *,
+    n: int = 2000,
+    seed: int = 0,
+) -> dict[str, list[float]]:
+    """95 % percentile intervals of macro-F1 for each prediction set, and of the first set minus
+    each other one (``"<first> - <name>"``), resampling whole groups (``groups``: the claim of each
+    item, so a claim's sentences or pairs are drawn together) with replacement; ``n`` resamples,
+    each a multinomial weight per group over per-group label counts (no copies of the items)."""
+    ids = sorted(set(groups))
+    row = {g: i for i, g in enumerate(ids)}
+    k = len(labels)
+    g_idx = np.array([row[g] for g in groups])
+    lab = {label: j for j, label in enumerate(labels)}
+    gold_counts = np.zeros((len(ids), k))
+    np.add.at(gold_counts, (g_idx, np.array([lab[x] for x in gold])), 1)
+    counts = {}
+    for name, pred in predictions.items():
+        tp, pc = np.zeros((len(ids), k)), np.zeros((len(ids), k))
+        pj = np.array([lab[x] for x in pred])
+        np.add.at(pc, (g_idx, pj), 1)
+        hit = pj == np.array([lab[x] for x in gold])
+        np.add.at(tp, (g_idx[hit], pj[hit]), 1)
+        counts[name] = (tp, pc)
+    rng = np.random.default_rng(seed)
+    w = rng.multinomial(len(ids), np.full(len(ids), 1 / len(ids)), size=n).astype(np.float64)  # (n, claims)
+    gsum = w @ gold_counts
+    scores = {}
+    for name, (tp, pc) in counts.items():
+        t, pr = w @ tp, w @ pc
+        denom = pr + gsum
+        f1 = np.divide(2 * t, denom, out=np.zeros_like(t), where=denom > 0)
+        scores[name] = f1.mean(axis=1)
+    first = next(iter(predictions))
+    out = {name: _percentiles(v) for name, v in scores.items()}
+    out.update({f"{first} - {name}": _percentiles(scores[first] - v) for name, v in scores.items() if name != first})
+    return out
+
+
+def _percentiles(values: np.ndarray) -> list[float]:
+    return [round(float(np.percentile(values, 2.5)), 4), round(float(np.percentile(values, 97.5)), 4)]
+
+
 def mean_interval(values: Sequence[float] | np.ndarray, *, samples: int = 10_000, seed: int = 0) -> tuple[float, float]:
     """95% bootstrap interval of the mean of ``values`` (e.g. per-query differences of two runs)."""
     v = np.asarray(values, dtype=np.float64)
@@ -139,6 +187,7 @@ __all__ = [
     "accuracy",
     "bootstrap_interval",
     "class_scores",
+    "grouped_macro_f1_intervals",
     "macro_f1",
     "macro_f1_interval",
     "mean_interval",

@@ -24,7 +24,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from factscout.datasets.base import DatasetSource
 from factscout.errors import DataNotFound, UnknownName
 from factscout.factchecks.record import FactCheck
 from factscout.factchecks.verdicts import normalise_verdict
@@ -118,16 +117,6 @@ SOURCES: dict[str, tuple[Loader, str]] = {
     "averitec": (_averitec, "averitec"),
     "claimdecomp": (_claimdecomp, "claimdecomp"),
 }
-
-
-def source_license(name: str) -> DatasetSource:
-    """The dataset source (url, licence) behind fact-check source ``name``."""
-    import importlib
-
-    check_source(name)
-    module = {"checkthat2022": "checkthat"}.get(name, name)
-    source: DatasetSource = importlib.import_module(f"factscout.datasets.{module}").SOURCE
-    return source
 
 
 def check_source(name: str) -> str:

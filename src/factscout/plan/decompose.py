@@ -32,7 +32,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from factscout.errors import InputError, MissingDependency
+from factscout.errors import InputError, MissingDependency, PlanError
 from factscout.plan.aspects import (  # noqa: F401  (re-exported: the planner's aspect rules)
     KINDS,
     Aspect,
@@ -119,23 +119,24 @@ class DecomposePlanner:
     def plan_many(self, claims: Sequence[Claim]) -> list[list[Query]]:
         """Plan several claims, parsing them in one spaCy batch (several times faster)."""
         try:
-            docs: list[Doc | None] = list(self.nlp.pipe([c.text[:MAX_CHARS] for c in claims], batch_size=64))
+            docs: list[Doc] = list(self.nlp.pipe([c.text[:MAX_CHARS] for c in claims], batch_size=64))
         except MissingDependency:
             raise
-        except Exception:  # one pathological text: parse one by one
+        except Exception:
             docs = [self._parse(c.text) for c in claims]
         return [self._finalize(c, self._aspects(c, d)) for c, d in zip(claims, docs, strict=True)]
 
-    def _parse(self, text: str) -> Doc | None:
+    def _parse(self, text: str) -> Doc:
+        """spaCy's parse of ``text``; a text spaCy fails on is a :class:`PlanError` (``plan_all``
+        records it in the report and searches the claim alone), never a silent claim-only plan."""
         nlp = self.nlp
         try:
             return nlp(text[:MAX_CHARS])
-        except Exception as exc:  # spaCy on pathological input: plan the claim alone
-            log.warning("spaCy could not parse a claim (%s); planning it alone", exc)
-            return None
+        except Exception as exc:
+            raise PlanError(f"spaCy could not parse the claim: {type(exc).__name__}: {exc}") from exc
 
-    def _aspects(self, claim: Claim, doc: Doc | None) -> list[Aspect]:
-        return [] if doc is None else decompose_doc(doc, claim.date, self.kinds)
+    def _aspects(self, claim: Claim, doc: Doc) -> list[Aspect]:
+        return decompose_doc(doc, claim.date, self.kinds)
 
     def _finalize(self, claim: Claim, aspects: Sequence[Aspect]) -> list[Query]:
         texts = [a.text for a in aspects]

@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from factscout.errors import DataNotFound, InputError
+from factscout.errors import DataNotFound, InputError, PlanError
 from factscout.plan.base import PLANNERS, finalize
 from factscout.plan.decompose import (
     DEFAULT_MODEL,
@@ -335,10 +335,8 @@ class QueryGenerator:
                 view = self._view(doc, text, excl)
                 view.set_token_model(self.token_model)
                 cands = view.candidates(claim_dates[k] if claim_dates is not None else None)
-            except Exception as exc:  # an unforeseen parse must not sink a batch
-                log.warning("qgen could not build candidates for a claim (%s); planning it alone", exc)
-                out.append([])
-                continue
+            except Exception as exc:
+                raise PlanError(f"qgen could not build candidates for the claim: {type(exc).__name__}: {exc}") from exc
             if not cands:
                 out.append([])
                 continue

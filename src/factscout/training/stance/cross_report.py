@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from factscout.evaluate.classification import accuracy, macro_f1
+from factscout.evaluate.classification import accuracy, grouped_macro_f1_intervals, macro_f1
 from factscout.hashing import file_sha256
 from factscout.nn.activations import softmax
 from factscout.records import Claim
@@ -33,7 +33,6 @@ from factscout.training.stance.cross_config import (
 from factscout.training.stance.data import LABEL_ID, SCIFACT_VERDICT, Pair
 from factscout.training.stance.evaluation import (
     best_similarity_threshold,
-    bootstrap_macro_f1,
     claim_stances,
     expected_calibration_error,
     fit_temperature,
@@ -112,7 +111,7 @@ def report(
             "cross_encoder": per_class_f1(ev_gold, cross_pred),
             "head": per_class_f1(ev_gold, head_pred),
         },
-        "ci95": bootstrap_macro_f1(
+        "ci95": grouped_macro_f1_intervals(
             [sci_held[i].claim_id for i in ev_idx],
             ev_gold,
             {"cross_encoder": cross_pred, "head": head_pred, "similarity_only": sim_pred},

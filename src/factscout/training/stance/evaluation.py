@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,9 +16,6 @@ from factscout.records import Claim
 from factscout.select.threshold import (
     ScoredAbstract,
     best_threshold,
-)
-from factscout.training.splits import (
-    SEED,
 )
 from factscout.training.stance.data import (
     LABEL_ID,
@@ -70,51 +67,6 @@ def best_similarity_threshold(cosines: np.ndarray, gold: Sequence[int]) -> float
         if f > best_f + 1e-12:
             best_t, best_f = float(t), f
     return round(best_t, 2)
-
-
-def bootstrap_macro_f1(
-    groups: Sequence[str],
-    gold: Sequence[Any],
-    predictions: Mapping[str, Sequence[Any]],
-    labels: Sequence[Any],
-    *,
-    n: int = 2000,
-    seed: int = SEED,
-) -> dict[str, list[float]]:
-    """95 % percentile intervals of macro-F1 for each prediction set, and of the first set minus
-    each other one (``"<first> - <name>"``), resampling whole claims (``groups``) with replacement."""
-    ids = sorted(set(groups))
-    row = {g: i for i, g in enumerate(ids)}
-    k = len(labels)
-    g_idx = np.array([row[g] for g in groups])
-    lab = {label: j for j, label in enumerate(labels)}
-    gold_counts = np.zeros((len(ids), k))
-    np.add.at(gold_counts, (g_idx, np.array([lab[x] for x in gold])), 1)
-    counts = {}
-    for name, pred in predictions.items():
-        tp, pc = np.zeros((len(ids), k)), np.zeros((len(ids), k))
-        pj = np.array([lab[x] for x in pred])
-        np.add.at(pc, (g_idx, pj), 1)
-        hit = pj == np.array([lab[x] for x in gold])
-        np.add.at(tp, (g_idx[hit], pj[hit]), 1)
-        counts[name] = (tp, pc)
-    rng = np.random.default_rng(seed)
-    w = rng.multinomial(len(ids), np.full(len(ids), 1 / len(ids)), size=n).astype(np.float64)  # (n, claims)
-    gsum = w @ gold_counts
-    scores = {}
-    for name, (tp, pc) in counts.items():
-        t, pr = w @ tp, w @ pc
-        denom = pr + gsum
-        f1 = np.divide(2 * t, denom, out=np.zeros_like(t), where=denom > 0)
-        scores[name] = f1.mean(axis=1)
-    first = next(iter(predictions))
-    out = {name: _ci(v) for name, v in scores.items()}
-    out.update({f"{first} - {name}": _ci(scores[first] - v) for name, v in scores.items() if name != first})
-    return out
-
-
-def _ci(values: np.ndarray) -> list[float]:
-    return [round4(np.percentile(values, 2.5)), round4(np.percentile(values, 97.5))]
 
 
 def claim_stances(

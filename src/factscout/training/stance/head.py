@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
+from factscout.evaluate.classification import grouped_macro_f1_intervals
 from factscout.hashing import file_sha256
 from factscout.select.threshold import (
     THRESHOLD_GRID,
@@ -74,7 +75,6 @@ from factscout.training.stance.data import (
 )
 from factscout.training.stance.evaluation import (
     best_similarity_threshold,
-    bootstrap_macro_f1,
     claim_stances,
     id_counts,
     label_counts,
@@ -324,7 +324,7 @@ def run(
             "majority": stance_scores(all_gold, [all_major] * len(all_gold)),
         },
         "per_class_f1": per_class_f1(ev_gold, [int(pred_held[i]) for i in ev_idx]),
-        "ci95": bootstrap_macro_f1(
+        "ci95": grouped_macro_f1_intervals(
             [sci_held[i].claim_id for i in ev_idx],
             ev_gold,
             {
@@ -388,7 +388,7 @@ def run(
         fit = tune_rule(train_stances, gold_train)
         held_stances = claim_stances(heldout, sci_held, probs_held, cos_held, evidence=setting, threshold=threshold)
         held_pred = [fit.rule()(st).label for st in held_stances]
-        ci = bootstrap_macro_f1(
+        ci = grouped_macro_f1_intervals(
             [c.claim_id for c in heldout],
             gold_held,
             {"rule": held_pred, "majority": [major_label] * len(gold_held)},

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.temporal.rankings import METHODS
 from factscout.training.temporal.data import VALIDATION_SHARE, published_before_claim, validation_split
 from factscout.training.temporal.trainer import (
     ALL_METHODS,
@@ -273,8 +272,3 @@ def summary_rows(result: ProtocolResult, split: str) -> list[dict[str, object]]:
             }
         )
     return rows
-
-
-def mixture_table(result: ProtocolResult) -> dict[str, dict[str, float]]:
-    """``{domain: {ranking: π}}`` (mean over seeds)."""
-    return {d: dict(zip(METHODS, w, strict=True)) for d, w in result.mixture.items()}

@@ -46,12 +46,11 @@ from typing import Any
 import numpy as np
 
 from factscout.errors import InputError
-from factscout.evaluate.classification import accuracy, macro_f1
+from factscout.evaluate.classification import accuracy, grouped_macro_f1_intervals, macro_f1
 from factscout.records import RULE_VERDICT_LABELS, Claim
 from factscout.training.base import described
 from factscout.training.cards import licence_of, write_card, write_metrics
 from factscout.training.splits import SEED, split_scifact
-from factscout.training.stance.evaluation import bootstrap_macro_f1
 from factscout.training.verdict.aggregator_card import model_card
 from factscout.training.verdict.evidence import (
     OOF_RECIPE,
@@ -371,7 +370,7 @@ def train_and_evaluate(
                "claim-only": claim_only}  # fmt: skip
     gold_idx, dev_idx = [labels.index(g) for g in gold], [labels.index(g) for g in y["dev"]]
     groups = [c.claim_id for c in parts["heldout"]]
-    cis = bootstrap_macro_f1(groups, gold, systems, labels, n=config.bootstrap, seed=config.seed)
+    cis = grouped_macro_f1_intervals(groups, gold, systems, labels, n=config.bootstrap, seed=config.seed)
     return {
         "model": "verdict aggregator (logistic regression)",
         "config": asdict(config),
