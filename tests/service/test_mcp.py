@@ -20,6 +20,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 import factscout
+from factscout.claims.report import DocumentReport
 from factscout.report import Report
 from factscout.serve.responses import FactChecksResponse, SearchResponse
 
@@ -153,7 +154,9 @@ def test_every_tool_answers_over_stdio_and_bad_calls_are_tool_errors(served_inde
     assert "Example Checks" in seen["factchecks_text"]
 
     checked = seen["document"]  # one document report: the check-worthy sentence, its span, its report
-    assert checked["format"] == "text" and checked["sentences"] == 4 and 1 <= len(checked["claims"]) <= 2
+    assert DocumentReport.from_dict(checked).to_dict() == checked  # the published document report layout
+    assert checked["format"] == "factscout-document-report/1" and checked["document_format"] == "text"
+    assert len(checked["sentences"]) == 4 and 1 <= len(checked["claims"]) <= 2 and checked["text"] == DOCUMENT
     first = checked["claims"][0]
     assert first["sentence"].startswith("Folic acid supplements lowered homocysteine levels by 25 percent")
     assert DOCUMENT[first["start"] : first["end"]] == first["sentence"] and first["score"] >= checked["threshold"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from factscout.claims.report import DocumentReport
 from factscout.report import Report
 
 TOP_SENTENCES = 3  # supporting and refuting sentences each in a check's text summary
@@ -61,35 +62,39 @@ def _verdict_line(r: Report) -> str:
     return f"Verdict: {v.label}{why} [{counts}]"
 
 
-def document_summary(result: Mapping[str, Any], best: list[Any]) -> str:
+def document_summary(document: DocumentReport) -> str:
     """A document check in a few lines: how many sentences were check-worthy, then each checked one with
-    its place, check-worthiness, verdict and strongest evidence sentence. ``best``: the most check-worthy
-    sentence (a :class:`~factscout.claims.ranking.RankedSentence`), named when none was checked."""
-    claims = result["claims"]
+    its place, check-worthiness, verdict and strongest evidence sentence; the most check-worthy sentence
+    when none was checked."""
+    claims = document.claims
     lines = [
-        f"Document ({result['format']}): {_count(result['sentences'], 'sentence')}, {result['checkworthy']} check-worthy "
-        f"(probability >= {result['threshold']:g}); {len(claims)} checked, most check-worthy first."
+        f"Document ({document.document_format}): {_count(len(document.sentences), 'sentence')}, "
+        f"{document.checkworthy} check-worthy (probability >= {document.threshold:g}); {len(claims)} checked, "
+        "most check-worthy first."
     ]
     if not claims:
         lines.append("No sentence reaches the check-worthiness threshold: nothing was checked.")
-        for r in best:
-            lines.append(
-                f'The most check-worthy: {r.sentence.sentence_id} ({r.score.probability:.2f}) "{_cut(r.sentence.text)}"'
-            )
+        for s in sorted(document.sentences, key=lambda s: s.rank)[:1]:
+            lines.append(f'The most check-worthy: {s.sentence_id} ({s.score:.2f}) "{_cut(s.text)}"')
     for i, c in enumerate(claims, start=1):
-        r = Report.from_dict(c["report"])
-        speaker = f", {c['speaker']}" if c["speaker"] else ""
+        speaker = f", {c.speaker}" if c.speaker else ""
         lines.append(
-            f"{i}. {c['sentence_id']} (check-worthiness {c['score']:.2f}; characters {c['start']}-{c['end']}, "
-            f'line {c["line"]}{speaker}): "{_cut(c["sentence"])}"'
+            f"{i}. {c.sentence_id} (check-worthiness {c.score:.2f}; characters {c.start}-{c.end}, "
+            f'line {c.line}{speaker}): "{_cut(c.sentence)}"'
         )
-        if c["context_ids"]:
-            lines.append(f'   checked with its context ({", ".join(c["context_ids"])}): "{_cut(c["claim"])}"')
-        lines.append("   " + _verdict_line(r))
+        if c.context_ids:
+            lines.append(f'   checked with its context ({", ".join(c.context_ids)}): "{_cut(c.claim)}"')
+        if c.report is None:
+            lines.append("   not checked: its check failed")
+            continue
+        lines.append("   " + _verdict_line(c.report))
         for side in ("supports", "refutes"):  # the strongest sentence each way
-            lines.extend(f"   {side}: {line.removeprefix('- ')}" for line in _top_sentences(r, side)[:1])
+            lines.extend(f"   {side}: {line.removeprefix('- ')}" for line in _top_sentences(c.report, side)[:1])
     if claims:
-        lines.append("The structured content holds each checked sentence's span and full factscout-report/1 report.")
+        lines.append(
+            "The structured content is the factscout-document-report/1 report: every sentence's span and "
+            "check-worthiness, each checked sentence's full factscout-report/1 report."
+        )
     return "\n".join(lines)
 
 

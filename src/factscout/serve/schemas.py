@@ -30,6 +30,7 @@ from functools import partial
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -37,11 +38,13 @@ from pydantic import (
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     StrictBool,
+    StrictFloat,
     model_validator,
 )
 from pydantic.json_schema import JsonDict, JsonSchemaValue
 from pydantic_core import CoreSchema, core_schema
 
+from factscout.claims.document import DocumentFormat
 from factscout.inputs import MAX_CLAIM_CHARS, clean_text, parse_iso_day
 from factscout.serve.patterns import DAY_PATTERN, text_pattern
 
@@ -253,3 +256,71 @@ class ChecksRequest(_Request):
         if self.claims is not None:
             return list(self.claims)
         return [ClaimFields(claim=self.claim or "", date=self.date, claim_id=self.claim_id)]
+
+
+# ---------------------------------------------------------------------- documents
+
+MAX_DOCUMENT_CHARS = 50_000
+"""The longest document the service checks, in characters: a long article or a debate hour (the
+request body limit is 64 kB)."""
+MAX_DOCUMENT_CLAIMS = 20
+# what factscout.claims.document refuses in a text: control characters other than tab, line feed,
+# vertical tab, form feed and carriage return, and lone surrogates
+_DOCUMENT_FORBIDDEN = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+DOCUMENT_PATTERN = r"^[^\u0000-\u0008\u000E-\u001F\u007F-\u009F]*$"
+""":data:`_DOCUMENT_FORBIDDEN` as the schema says it (a lone surrogate is refused too: no pattern
+over Unicode scalar values can name one)."""
+
+
+def document_text(value: str) -> str:
+    """A document as sent (never trimmed or normalised: the spans point into it as it is), refused
+    when it holds binary data or a control character other than whitespace."""
+    if bad := _DOCUMENT_FORBIDDEN.search(value):
+        ch = bad.group()
+        what = "a NUL byte (binary data)" if ch == "\x00" else f"the control character U+{ord(ch):04X}"
+        raise ValueError(f"the document contains {what} at character {bad.start()}: give text")
+    return value
+
+
+DocumentText = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_DOCUMENT_CHARS, json_schema_extra={"pattern": DOCUMENT_PATTERN}),
+    AfterValidator(document_text),
+]
+Probability = Annotated[StrictFloat, Field(ge=0.0, le=1.0)]
+
+
+class DocumentRequest(_Request):
+    """``POST /v1/documents``: a document whose sentences are scored for check-worthiness and whose
+    most check-worthy ones are checked, each with the sentences before it that it needs; run in the
+    background as a job and kept across restarts, like ``POST /v1/checks``."""
+
+    text: DocumentText = Field(
+        description=f"the document, 1 to {MAX_DOCUMENT_CHARS:,} characters, as it is (not trimmed: the "
+        "report's spans point into it; for html, into its extracted main text); no control character "
+        "other than whitespace",
+        examples=[
+            "The minister spoke on Tuesday. Folic acid supplements lowered homocysteine levels by 25 percent "
+            "in the 2005 trial, she said. I think it was a lovely speech."
+        ],
+    )
+    format: DocumentFormat = Field(
+        default="text",
+        description="text, markdown, html (its main text is read; scripts never run) or transcript "
+        "(line<TAB>speaker<TAB>text lines)",
+    )
+    top: Integer = Field(
+        default=5,
+        ge=1,
+        le=MAX_DOCUMENT_CLAIMS,
+        description=f"the most check-worthy sentences to check, 1 to {MAX_DOCUMENT_CLAIMS}",
+    )
+    min_score: Probability | None = Field(
+        default=None,
+        description="check the sentences whose check-worthiness is at least this (default: the model's threshold)",
+    )
+    date: Day = Field(
+        default=None, description="the document's date (YYYY-MM-DD): evidence must predate it", examples=["2019-06-01"]
+    )
+    planner: Planner
+    date_filter: StrictBool = Field(default=True, description="only evidence published before the document's date")

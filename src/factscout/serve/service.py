@@ -13,11 +13,14 @@ import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factscout.check import Checker
 from factscout.errors import FactscoutError, InputError
 from factscout.records import Claim, Query, Ranking
+
+if TYPE_CHECKING:
+    from factscout.claims import CheckworthyModel
 
 DEFAULT_POLICY = "auto"  # the shipped policy made for the index's retriever (no suggestions when none)
 
@@ -79,6 +82,7 @@ class Service:
         # None: no shipped policy fits the index, and the editor suggests nothing
         self.policy = make_policy(policy, retriever=self.retriever) if isinstance(policy, str | os.PathLike) else policy
         self.max_rewrite_steps = max_rewrite_steps
+        self._checkworthy: CheckworthyModel | None = None
         self.env = None
         if qrels:
             from factscout.rewrite.environment import SearchEnvironment
@@ -112,6 +116,15 @@ class Service:
             # sentences of the passages it read (90% of a request's time, 1.1 checks/s)
             self._checkers[key].sentences = base.sentences
         return self._checkers[key]
+
+    @property
+    def checkworthy(self) -> CheckworthyModel:
+        """The shipped check-worthiness model (documents), loaded on first use, on the core thread."""
+        if self._checkworthy is None:
+            from factscout.claims import load_checkworthy
+
+            self._checkworthy = load_checkworthy()
+        return self._checkworthy
 
     def planner(self, name: str) -> Any:
         from factscout.plan import make_planner
