@@ -136,11 +136,13 @@ def test_check_a_claim_edit_its_query_and_take_a_screenshot(server, page, mini, 
     assert page.locator("#evidence .group").count() == 3
     assert page.locator("#evidence article.passage").count() == 5
     assert page.locator("#evidence .sent.hl").count() >= 1
-    # each highlighted sentence says its stance and probability in words, under a legend
+    # each highlighted sentence says, in words, the side the rule counted it for (or "not counted" and the
+    # model's own label) and a probability, under a legend
     assert page.is_visible("#legend") and "supports" in page.inner_text("#legend")
     tags = page.locator("#evidence .group .stance-tag").all_inner_texts()
     assert len(tags) == page.locator("#evidence .sent.hl").count()
-    assert all(t.rsplit(" ", 1)[0] in ("supports", "refutes", "not enough info") for t in tags)
+    said = [t.rsplit(" ", 1)[0].removeprefix("not counted · ").removeprefix("model: ") for t in tags]
+    assert all(s in ("supports", "refutes", "not enough info") for s in said)
     assert all(0.0 <= float(t.rsplit(" ", 1)[1]) <= 1.0 for t in tags)
     hostile = page.locator('article[data-passage-id="hostile"]')
     assert "2015-03-02" in hostile.inner_text() and not hostile.locator(".found-by").first.is_visible()

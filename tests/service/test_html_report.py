@@ -228,6 +228,7 @@ def test_the_served_page_draws_the_same_trust_view():
     from factscout.render.html import TEMPLATES
     from factscout.serve.page import TEMPLATES as PAGE
 
-    assert "{{ trust_view(v) }}" in (TEMPLATES / "_views.html").read_text()  # inside verdict_view, which both call
-    for file in (PAGE / "index.html", TEMPLATES / "report.html"):
-        assert "views.verdict_view(v, report.claim_id" in file.read_text()
+    views = (TEMPLATES / "_views.html").read_text()
+    assert "{{ trust_view(v) }}" in views and "{{ verdict_view(v, report.claim_id, page=page) }}" in views
+    for file in (PAGE / "index.html", TEMPLATES / "report.html"):  # both draw every section with one macro
+        assert "views.report_sections(" in file.read_text()

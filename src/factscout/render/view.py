@@ -38,11 +38,11 @@ class Section:
     keys: tuple[str, ...]
 
 
-# in the order the views show them; every key of the report schema belongs to one section
+# the order every view shows them in; every key of the report schema belongs to one section
 SECTIONS: tuple[Section, ...] = (
     Section("claim", "Claim", ("format", "claim_id", "claim", "date")),
+    Section("checked_before", "Checked before", ("checked_before",)),  # published fact-checks first
     Section("verdict", "Verdict", ("verdict",)),
-    Section("checked_before", "Checked before", ("checked_before",)),
     Section("notes", "Partial results", ()),  # from the provenance: missing shards, a failed planner, warnings
     Section("queries", "Searches", ("queries",)),
     Section("timeline", "Timeline of evidence dates", ("timeline", "leakage")),
