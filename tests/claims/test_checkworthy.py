@@ -161,3 +161,83 @@ def test_the_trainer_on_a_tiny_subset(tmp_path):
     assert len(model.score([STATISTIC, OPINION])) == 2
     with np.load(tmp_path / "checkworthy_trained.npz") as keys:
         assert keys["keys"].dtype == np.int64 and len(keys["keys"]) > 40
+
+
+def test_a_set_that_shares_training_sentences_is_refused(tmp_path):
+    from factscout.datasets.checkworthy import CheckworthySentence, Overlap
+    from factscout.training.checkworthy.trainer import refuse_trained, shared_with_training, trained_hashes
+
+    def s(sid, text, tweet_id=None):
+        return CheckworthySentence(sid, text, False, "d", "train", tweet_id=tweet_id)
+
+    trained = [s("a", "The deficit fell by three billion dollars last year."), s("b", "short", tweet_id="42")]
+    keys = tmp_path / "keys.npz"
+    np.savez_compressed(keys, keys=trained_hashes(trained))
+    scored = [
+        s("x", "the DEFICIT fell by three billion dollars, last year"),
+        s("y", "another tweet", tweet_id="42"),
+        s("z", "Something nobody trained on at all."),
+    ]
+    assert shared_with_training(scored, keys) == ["x", "y"]
+    with pytest.raises(Overlap, match="2 of the 3"):
+        refuse_trained(scored, keys)
+    refuse_trained(scored[2:], keys)
+
+
+@pytest.mark.dataset
+def test_the_shipped_training_fingerprint_covers_training_not_test():
+    from factscout.datasets.checkworthy import Overlap, load_sentences
+    from factscout.training.checkworthy.trainer import refuse_trained, shared_with_training
+
+    crowd = load_sentences("claimbuster", "crowdsourced")[:200]
+    assert len(shared_with_training(crowd)) >= 190  # a few were left out of training (they are in test)
+    with pytest.raises(Overlap):
+        refuse_trained(crowd)
+    refuse_trained(load_sentences("checkthat2022_1a", "test"))
+    refuse_trained(load_sentences("checkthat2021_1b", "test"))
+
+
+def test_partial_labels_allow_the_classes_the_data_knows():
+    import torch
+
+    from factscout.datasets.checkworthy import CheckworthySentence
+    from factscout.training.checkworthy.finetune import allowed_classes, fit_temperature, partial_label_loss
+
+    def s(checkworthy, label=None):
+        return CheckworthySentence("x", "t", checkworthy, "d", "s", label=label)
+
+    assert allowed_classes(s(True)).tolist() == [0, 0, 1]
+    assert allowed_classes(s(False)).tolist() == [1, 1, 0]  # binary: either of the other two
+    assert allowed_classes(s(False, "unimportant factual")).tolist() == [0, 1, 0]
+    logits = torch.tensor([[2.0, 0.0, -1.0], [0.0, 0.0, 3.0]])
+    allowed = torch.tensor([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    loss = partial_label_loss(torch, logits, allowed, torch.ones(2))
+    p = torch.softmax(logits, dim=-1)
+    expected = -(torch.log(p[0, 0] + p[0, 1]) + torch.log(p[1, 2])) / 2
+    assert float(loss) == pytest.approx(float(expected), rel=1e-6)
+    # a sharp, well-ranked model on its own allowed sets wants no softening; an overconfident wrong one does
+    sharp = np.array([[4.0, 0.0, 0.0], [0.0, 0.0, 4.0]] * 10)
+    right = np.array([[1, 0, 0], [0, 0, 1]] * 10, dtype=np.float32)
+    wrong = np.array([[0, 1, 0], [0, 0, 1]] * 10, dtype=np.float32)
+    assert fit_temperature(sharp, right) <= 1.0 < fit_temperature(sharp, wrong)
+
+
+@pytest.mark.slow
+@pytest.mark.dataset
+@pytest.mark.encoder
+def test_the_minilm_fine_tune_on_a_tiny_subset(tmp_path, monkeypatch):
+    """A few steps of the fine-tune end to end: partial labels, checkpoint, temperature, the int8 file."""
+    from factscout.training.checkworthy.trainer import CheckworthyConfig, run
+
+    monkeypatch.setenv("FACTSCOUT_CACHE", str(tmp_path / "cache"))
+    config = CheckworthyConfig(kinds=("minilm",), limit=24, max_train=32, epochs=1, max_length=32)
+    metrics = run(tmp_path / "out", config)
+    result = metrics["kinds"]["minilm"]
+    assert result["labels"] == list(CHECKWORTHY_LABELS) and 0 < result["threshold"] < 1
+    assert result["fit"]["train sentences per epoch"] == 32 and result["fit"]["temperature"] > 0
+    model = load_checkworthy(tmp_path / "out" / "checkworthy_minilm.npz")
+    scores = model.score([STATISTIC, OPINION])
+    assert all(abs(sum(s.probabilities.values()) - 1) < 1e-5 for s in scores)
+    assert json.loads((tmp_path / "out" / "checkworthy.json").read_text())["files"] == {
+        "minilm": "checkworthy_minilm.npz"
+    }

@@ -54,8 +54,8 @@ def model_card(metrics: dict[str, Any]) -> str:
             f"""### {_NAMES.get(kind, kind)}{" (default)" if kind == default else ""}
 
 Labels: {", ".join(result["labels"])}. Threshold **{result["threshold"]:.3f}** (dev mean F1
-{result["dev mean F1"]:.3f}). File `{result.get("sha256", "?")[:0]}{kind_file(kind)}`, {result.get("bytes", 0):,} bytes,
-sha256 `{result.get("sha256", "?")}`. {extra}
+{result["dev mean F1"]:.3f}). File `{kind_file(kind)}`, {result.get("bytes", 0):,} bytes, sha256
+`{result.get("sha256", "?")}`. {extra}
 
 Dev (chooses everything):
 
@@ -67,13 +67,16 @@ Test (scored once, after every choice):
 """
         )
     licences = "\n".join(f"- {s.name}: {s.license}." for s in SOURCES.values())
+    commands = "\n".join(dict.fromkeys(r.get("command", metrics["command"]) for r in kinds.values()))
     removed = ", ".join(f"{k} {v}" for k, v in metrics["removed for overlap"].items())
     return f"""# Check-worthiness models
 
 Score how worth fact-checking a sentence is: `factscout.claims.load_checkworthy().score(texts)`
 gives each text the probability that it is check-worthy, a label at the shipped threshold and
-the probability of each label. Default: **{_NAMES.get(default, default)}**, chosen by the mean
-check-worthy F1 over the three dev sets.
+the probability of each label.
+
+Default: **{_NAMES.get(default, default)}**, chosen by the mean check-worthy F1 over the three
+dev sets (`load_checkworthy(kind="linear")` or `kind="minilm"` loads either).
 
 ## Data
 
@@ -102,7 +105,7 @@ query, as in CheckThat! 2021 1B.
 ## Reproduce
 
 ```
-{metrics["command"]}
+{commands}
 ```
 
 Then `python benchmarks/checkworthy.py` scores both kinds and the baselines on the test sets.

@@ -8,7 +8,9 @@ probability of the allowed set (the marginal likelihood of partial labels; Jin &
 "Learning with Multiple Labels", NeurIPS), so binary data trains the check-worthy probability
 without pretending to know which of the other two a sentence is.
 
-AdamW with linear warm-up and decay, batches of similar length (:func:`~factscout.training.loop.
+With ``max_train``, each epoch samples that many sentences without replacement, each part in
+proportion to its weight (the loss then weighs every sentence alike); otherwise the weights scale
+the loss. AdamW with linear warm-up and decay, batches of similar length (:func:`~factscout.training.loop.
 length_batches`), a checkpoint every ``checkpoint_every`` steps (a killed run resumes from it), and
 after each epoch the dev sets' mean check-worthy F1 at their best common threshold; the best
 epoch is kept. Then one temperature is fitted on dev by likelihood.
@@ -41,7 +43,7 @@ class FinetuneConfig:
 
     seed: int = 13
     backbone: str = "minilm"
-    finetune: str = "lora"
+    finetune: str = "full"
     rank: int = 16
     alpha: float = 32.0
     dropout: float = 0.1
@@ -53,7 +55,7 @@ class FinetuneConfig:
         "intermediate.dense",
         "output.dense",
     )
-    lr: float = 5e-4
+    lr: float = 5e-5
     weight_decay: float = 0.01
     warmup: float = 0.06
     epochs: int = 2
@@ -125,7 +127,8 @@ def finetune(
     network = build_network(_network_config(config))
     tokenizer = AutoTokenizer.from_pretrained(backbone_path(config.backbone), local_files_only=True)
     allowed = np.stack([allowed_classes(s) for s in train]) if train else np.zeros((0, 3), np.float32)
-    weights = sample_weights(train, part_weights or {}).astype(np.float32)
+    weights = sample_weights(train, part_weights or {}).astype(np.float64)
+    loss_weights = np.ones(len(train), np.float32) if config.max_train else weights.astype(np.float32)
     texts = [s.text or " " for s in train]
     per_epoch = min(len(train), config.max_train) if config.max_train else len(train)
     steps_per_epoch = max(1, math.ceil(per_epoch / config.batch_size))
@@ -167,7 +170,10 @@ def finetune(
     model = MinilmCheckworthy(network, tokenizer, max_length=config.max_length, batch_size=64)
     while state["epoch"] < config.epochs:
         epoch = int(state["epoch"])
-        order = rng.permutation(len(train))[:per_epoch] if config.max_train else np.arange(len(train))
+        if config.max_train:  # sampled in proportion to the part weights (the loss then weighs all alike)
+            order = rng.choice(len(train), size=per_epoch, replace=False, p=weights / weights.sum())
+        else:
+            order = np.arange(len(train))
         batches = length_batches([lengths[i] for i in order], config.batch_size, config.seed + epoch)
         network.train()
         started = time.perf_counter()
@@ -178,14 +184,16 @@ def finetune(
             idx = [int(order[i]) for i in batch]
             enc = encode_pairs(tokenizer, [texts[i] for i in idx], [""] * len(idx), max_length=config.max_length)
             logits = network(**enc)
-            loss = partial_label_loss(torch, logits, torch.from_numpy(allowed[idx]), torch.from_numpy(weights[idx]))
+            loss = partial_label_loss(
+                torch, logits, torch.from_numpy(allowed[idx]), torch.from_numpy(loss_weights[idx])
+            )
             optimizer_step(loss, optimizer, scheduler=scheduler, clip=params)
             seen += len(idx)
             state["step"] = b + 1
             if state["step"] % config.checkpoint_every == 0:
                 elapsed = time.perf_counter() - started
                 say(
-                    f"epoch {epoch + 1} step {state['step']}/{len(batches)} loss {float(loss):.3f} "
+                    f"epoch {epoch + 1} step {state['step']}/{len(batches)} loss {loss.detach().item():.3f} "
                     f"({seen / max(elapsed, 1e-9):.1f} sentences/s)"
                 )
                 state["seconds"] = float(state["seconds"]) + elapsed

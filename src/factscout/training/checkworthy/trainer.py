@@ -49,9 +49,9 @@ class CheckworthyConfig:
     ct21_1b_weight: float = described(0.3, "weight of a CheckThat! 2021 1B transcript line against other sentences")
     with_ct21_1b: bool = described(True, "train on CheckThat! 2021 1B train transcripts too")
     epochs: int = described(2, "minilm: epochs")
-    lr: float = described(5e-4, "minilm: peak learning rate")
-    finetune: str = described("lora", "minilm: lora or full")
-    max_train: int = described(24_000, "minilm: training sentences sampled per epoch (0: all)")
+    lr: float = described(5e-5, "minilm: peak learning rate (about 5e-4 for lora)")
+    finetune: str = described("full", "minilm: full (every weight but the vocabulary) or lora")
+    max_train: int = described(16_000, "minilm: training sentences sampled per epoch, by part weight (0: all)")
     max_length: int = described(64, "minilm: tokens per sentence")
     limit: int = described(0, "at most this many sentences per data part (0: all; a smoke run)")
     seed: int = described(13, "random seed")
@@ -64,6 +64,29 @@ def key_hash(key: str) -> int:
 
 def trained_hashes(sentences: Sequence[CheckworthySentence]) -> np.ndarray:
     return np.unique(np.array([key_hash(k) for s in sentences for k in overlap_keys(s)], dtype=np.int64))
+
+
+def shared_with_training(sentences: Sequence[CheckworthySentence], keys_file: str | Path | None = None) -> list[str]:
+    """Ids of the ``sentences`` that a model's training data holds (the same tweet or normalised
+    text, by the hashes in ``keys_file``; default: the shipped ``checkworthy_trained.npz``)."""
+    from factscout.claims.checkworthy import MODEL_DIR
+
+    with np.load(Path(keys_file) if keys_file is not None else MODEL_DIR / TRAINED_KEYS) as data:
+        known = set(data["keys"].tolist())
+    return [s.sentence_id for s in sentences if any(key_hash(k) in known for k in overlap_keys(s))]
+
+
+def refuse_trained(sentences: Sequence[CheckworthySentence], keys_file: str | Path | None = None) -> None:
+    """An :class:`~factscout.datasets.checkworthy.Overlap` error when ``sentences`` (a set to
+    score) share sentences with the model's training data."""
+    from factscout.datasets.checkworthy import Overlap
+
+    shared = shared_with_training(sentences, keys_file)
+    if shared:
+        raise Overlap(
+            f"{len(shared)} of the {len(sentences)} sentences to score are in the model's training data "
+            f"(e.g. {shared[:3]}): score another split, or leave them out"
+        )
 
 
 def _evaluate(
@@ -131,6 +154,7 @@ def _linear(splits: Any, encoder: Any, config: CheckworthyConfig, out: Path, say
 
 def _minilm(splits: Any, config: CheckworthyConfig, out: Path, say: Say) -> dict[str, Any]:
     from factscout.claims.checkworthy_minilm import MinilmCheckworthy
+    from factscout.nn.backend import cache_dir
     from factscout.training.checkworthy.finetune import finetune
 
     ft = FinetuneConfig(
@@ -145,7 +169,7 @@ def _minilm(splits: Any, config: CheckworthyConfig, out: Path, say: Say) -> dict
         splits.train,
         splits.dev,
         ft,
-        work=out / "work",
+        work=cache_dir() / "train-checkworthy",  # checkpoints: a killed run resumes
         part_weights={"checkthat2021_1b": config.ct21_1b_weight},
         say=say,
     )
@@ -212,6 +236,7 @@ def run(
         else:
             result = _minilm(splits, config, out, say)
         result["seconds"] = time.perf_counter() - started
+        result["command"] = command
         metrics["kinds"][kind] = result
         say(f"{kind}: dev mean F1 {result['dev mean F1']:.3f}, {result['seconds']:.0f}s")
     present = {k: v for k, v in metrics["kinds"].items() if (out / FILES[k]).is_file()}
