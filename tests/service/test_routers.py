@@ -8,13 +8,14 @@ import pytest
 from fastapi.routing import APIRoute
 
 from factscout.serve import create_app
-from factscout.serve.routes import check, factchecks, health, jobs, page, queries
+from factscout.serve.routes import check, documents, factchecks, health, jobs, page, queries
 from factscout.serve.routes.state import ServeState, authorised
 
 PATHS = {
     health: {("GET", "/v1/health")},
     check: {("POST", "/v1/check")},
     jobs: {("POST", "/v1/checks"), ("GET", "/v1/checks/{job_id}")},
+    documents: {("POST", "/v1/documents"), ("GET", "/v1/documents/{job_id}")},
     factchecks: {("GET", "/v1/factchecks")},
     queries: {("POST", "/v1/search"), ("POST", "/v1/plan"), ("POST", "/v1/rewrite")},
     page: {("GET", "/"), ("GET", "/favicon.ico")},
@@ -24,6 +25,8 @@ OPERATION_IDS = {
     "check_v1_check_post",
     "submit_checks_v1_checks_post",
     "check_job_v1_checks__job_id__get",
+    "submit_document_v1_documents_post",
+    "get_document_v1_documents__job_id__get",
     "search_v1_search_post",
     "factchecks_v1_factchecks_get",
     "plan_v1_plan_post",
@@ -40,13 +43,17 @@ def test_each_router_serves_its_own_paths(module):
     assert _routes(module) == PATHS[module]
 
 
-@pytest.mark.parametrize("module", [check, jobs, factchecks, queries], ids=lambda m: m.__name__.rpartition(".")[2])
+@pytest.mark.parametrize(
+    "module", [check, jobs, documents, factchecks, queries], ids=lambda m: m.__name__.rpartition(".")[2]
+)
 def test_every_api_router_requires_the_token(module):
     assert [d.dependency for d in module.router.dependencies] == [authorised]
 
 
 def test_health_and_the_page_are_open():
     assert health.router.dependencies == [] and page.router.dependencies == []
+    assert documents.pages.dependencies == []  # the document page (off with a token, as the page is)
+    assert {(m, r.path) for r in documents.pages.routes for m in r.methods} == {("GET", "/documents/{job_id}")}
 
 
 def test_the_app_shares_one_state_and_keeps_the_operation_ids(checker):

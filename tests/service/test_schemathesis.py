@@ -43,6 +43,8 @@ ENDPOINTS = {
     "POST /v1/check",
     "POST /v1/checks",
     "GET /v1/checks/{job_id}",
+    "POST /v1/documents",
+    "GET /v1/documents/{job_id}",
     "POST /v1/search",
     "GET /v1/factchecks",
     "POST /v1/plan",
@@ -52,7 +54,7 @@ ENDPOINTS = {
 
 # GET /v1/health takes no input, and a job id is any text (an unknown one is a 404): neither has an
 # invalid form to generate
-NO_INVALID_FORM = {"GET /v1/health", "GET /v1/checks/{job_id}"}
+NO_INVALID_FORM = {"GET /v1/health", "GET /v1/checks/{job_id}", "GET /v1/documents/{job_id}"}
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,10 @@ of :mod:`factscout.serve.routes`, one per concern:
   its status, progress and, once it ended, the reports: jobs run in the background on the same
   runner and are kept in SQLite (:mod:`factscout.serve.jobs`) so a restarted server resumes them
   (:mod:`~.routes.jobs`);
+* ``POST /v1/documents`` (a document) -> ``202`` and a job id, ``GET /v1/documents/{id}`` -> its
+  progress and, once it ended, its ``factscout-document-report/1`` report: its sentences scored for
+  check-worthiness, the most check-worthy checked as the claims of a job (:mod:`~.routes.documents`);
+  ``GET /documents/{id}`` the page of that report;
 * ``GET /v1/factchecks?q=...&k=&before=`` (published fact-checks of a claim, from the memory of
   ``serve --factchecks DIR``; 404 without one; :mod:`~.routes.factchecks`), ``POST /v1/search``,
   ``POST /v1/plan``, ``POST /v1/rewrite`` (one edit action applied to a query, its results, the
@@ -50,7 +54,7 @@ from factscout.records import Claim
 from factscout.serve.examples import examples_for
 from factscout.serve.jobs import ClaimTask, JobStore, JobWorker
 from factscout.serve.page import templates
-from factscout.serve.routes import check, factchecks, health, jobs, page, queries
+from factscout.serve.routes import check, documents, factchecks, health, jobs, page, queries
 from factscout.serve.routes.errors import ERROR_HANDLERS, error_response
 from factscout.serve.routes.state import ServeState
 from factscout.serve.runner import CoreRunner
@@ -160,8 +164,9 @@ def create_app(
     # the page's scripts and icons, and the stylesheet it shares with the HTML report (factscout.render)
     static = StaticFiles(directory=page.STATIC, packages=[("factscout.render", "static")])
     app.mount("/static", static, name="static")
-    for routes in (health, check, jobs, factchecks, queries, page):
+    for routes in (health, check, jobs, documents, factchecks, queries, page):
         app.include_router(routes.router)
+    app.include_router(documents.pages)
     app.middleware("http")(_guard)
     return app
 

@@ -23,8 +23,14 @@ Tables (``PRAGMA user_version`` = 1):
   before the core call, so a check cut short by a crash still counts), and its outcome, written
   once: ``report`` (the ``factscout-report/1`` JSON) or ``error`` (why the core refused it).
 
+* ``documents``: one row per document job (``POST /v1/documents``; a table added to version 1,
+  made when a database is opened): ``document``, the document report without its claims' reports
+  (the ``factscout-document-report/1`` layout, each claim's ``report`` null: the job's claims are
+  its checked sentences, in the same order), or ``error``, why the core refused the document.
+
 A job is ``done`` when every claim has a report, ``failed`` when every claim has an outcome and
-at least one is an error (the other reports are still given).
+at least one is an error (the other reports are still given). A document job with no sentence to
+check is ``done`` when it is made, and a refused document ``failed``.
 """
 
 from __future__ import annotations
@@ -72,6 +78,11 @@ CREATE TABLE IF NOT EXISTS claims (
     PRIMARY KEY (job_id, position)
 );
 CREATE INDEX IF NOT EXISTS jobs_unfinished ON jobs (status, seq);
+CREATE TABLE IF NOT EXISTS documents (
+    job_id TEXT PRIMARY KEY REFERENCES jobs (id),
+    document TEXT,
+    error TEXT
+);
 """
 
 
@@ -133,25 +144,30 @@ class JobStore:
         ``claim_id`` becomes ``<job id>-<n>``) and return its id. Committed before it returns."""
         if not claims:
             raise InputError("a check job needs at least one claim")
-        job_id = secrets.token_hex(8)
-        rows = [
-            (
-                job_id,
-                i,
-                json.dumps(
-                    {"claim_id": c.get("claim_id") or f"{job_id}-{i + 1}", "claim": c["claim"], "date": c.get("date")}
-                ),
-            )
-            for i, c in enumerate(claims)
-        ]
-        settings = json.dumps({"planner": planner, "date_filter": date_filter})
         with self._write() as db:
-            seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()[0]
+            return _insert_job(db, claims, planner, date_filter)
+
+    def create_document(
+        self,
+        document: dict[str, Any] | None,
+        claims: Sequence[dict[str, Any]],
+        *,
+        planner: str,
+        date_filter: bool,
+        error: str | None = None,
+    ) -> str:
+        """Store a new document job: ``document`` (its report without the claims' reports) and the
+        ``claims`` to check, one per claim of the document, in order (none: the job is done at once);
+        or, with ``error`` (why the core refused the document) and no claims, a job failed at once."""
+        if (document is None) == (error is None) or (error is not None and claims):
+            raise InputError("a document job holds a document and its claims, or the error that refused it")
+        status = "failed" if error is not None else "queued" if claims else "done"
+        with self._write() as db:
+            job_id = _insert_job(db, claims, planner, date_filter, status=status)
             db.execute(
-                "INSERT INTO jobs (id, seq, created, status, settings, total) VALUES (?, ?, ?, 'queued', ?, ?)",
-                (job_id, seq, _now(), settings, len(rows)),
+                "INSERT INTO documents (job_id, document, error) VALUES (?, ?, ?)",
+                (job_id, None if document is None else json.dumps(document), error),
             )
-            db.executemany("INSERT INTO claims (job_id, position, claim) VALUES (?, ?, ?)", rows)
         return job_id
 
     def count_attempts(self, tasks: Iterable[ClaimTask]) -> None:
@@ -242,6 +258,15 @@ class JobStore:
             "reports": [None if r is None else json.loads(r) for _, _, r, _ in claims] if ended else None,
             "errors": errors,
         }
+
+    def document(self, job_id: str) -> tuple[dict[str, Any] | None, str | None] | None:
+        """A document job's stored document (its report without the claims' reports) and the error
+        that refused it (one of the two is ``None``); ``None`` when ``job_id`` is no document job."""
+        with self._lock:
+            row = self._db.execute("SELECT document, error FROM documents WHERE job_id = ?", (job_id,)).fetchone()
+        if row is None:
+            return None
+        return (None if row[0] is None else json.loads(row[0])), row[1]
 
     def attempts(self) -> dict[tuple[str, int], int]:
         """How many times the core began checking each claim (for tests and audits)."""
@@ -356,6 +381,37 @@ class JobWorker:
                 log.exception("cannot store the outcome of job %s claim %d", task.job_id, task.position)
                 return
         self._inflight.discard(task.key)
+
+
+def _insert_job(
+    db: sqlite3.Connection,
+    claims: Sequence[dict[str, Any]],
+    planner: str,
+    date_filter: bool,
+    *,
+    status: str = "queued",
+) -> str:
+    """Inside a transaction: a new job of ``claims`` with ``status`` (an ended one finished now); its id."""
+    job_id = secrets.token_hex(8)
+    rows = [
+        (
+            job_id,
+            i,
+            json.dumps(
+                {"claim_id": c.get("claim_id") or f"{job_id}-{i + 1}", "claim": c["claim"], "date": c.get("date")}
+            ),
+        )
+        for i, c in enumerate(claims)
+    ]
+    settings = json.dumps({"planner": planner, "date_filter": date_filter})
+    finished = None if status in UNFINISHED else _now()
+    seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM jobs").fetchone()[0]
+    db.execute(
+        "INSERT INTO jobs (id, seq, created, finished, status, settings, total) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (job_id, seq, _now(), finished, status, settings, len(rows)),
+    )
+    db.executemany("INSERT INTO claims (job_id, position, claim) VALUES (?, ?, ?)", rows)
+    return job_id
 
 
 def _store_outcome(db: sqlite3.Connection, task: ClaimTask, report: str | None, error: str | None) -> None:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from factscout.claims.report import DocumentReport
 from factscout.report import PlannedQuery, PriorCheck, Report
 
 
@@ -220,6 +221,37 @@ class JobResponse(_Response):
         description="once done or failed: the report of each claim in order (null for a claim with an error)"
     )
     errors: list[JobError] = Field(description="claims the core refused")
+
+
+# ---------------------------------------------------------------------- /v1/documents: jobs
+
+
+class DocumentProgress(_Response):
+    checked: int = Field(description="check-worthy sentences checked so far (a report or an error)")
+    total: int = Field(description="check-worthy sentences to check")
+
+
+class DocumentJobResponse(_Response):
+    """A document job (``POST /v1/documents``, ``GET /v1/documents/{job_id}``): its status, its
+    progress in checked sentences, and once it has ended the ``factscout-document-report/1`` report."""
+
+    id: str = Field(description="the job id: poll GET /v1/documents/{id}")
+    status: Literal["queued", "running", "done", "failed"] = Field(
+        description="queued, running, done (every chosen sentence checked) or failed (the document was refused, "
+        "or some sentence's check failed: `error`, `errors`)"
+    )
+    progress: DocumentProgress
+    failed: int = Field(description="sentences whose check failed")
+    created: str = Field(description="when the job was accepted (ISO 8601, UTC)")
+    finished: str | None = Field(description="when it ended")
+    error: str | None = Field(
+        description="why the document was refused (binary, a malformed transcript): then no report"
+    )
+    errors: list[JobError] = Field(description="sentences whose check failed (their report is null)")
+    report: DocumentReport | None = Field(
+        description="once done or failed: the document report (every sentence's span and check-worthiness, each "
+        "checked sentence's factscout-report/1 report)"
+    )
 
 
 ErrorResponse.model_rebuild()
