@@ -292,6 +292,7 @@ SPECS: dict[str, CommandSpec] = {
             setting("kinds", type=str, parse=comma_tuple, to_cli=",".join),
             setting("cs", type=str, parse=_floats, to_cli=lambda cs: ",".join(f"{c:g}" for c in cs)),
             setting("ct21_1b_weight", "--ct21-1b-weight"),
+            setting("tweet_weight", "--tweet-weight"),
             setting("with_ct21_1b", "--with-ct21-1b/--without-ct21-1b"),
             setting("epochs"),
             setting("lr"),

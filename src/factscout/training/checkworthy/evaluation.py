@@ -56,7 +56,7 @@ def best_threshold(
 
 
 def ranking_scores(sentences: Sequence[CheckworthySentence], probability: np.ndarray) -> dict[str, float]:
-    """The lab's ranking measures (:data:`RANKING_MEASURES`, AP reported as MAP) with each
+    """The lab's ranking measures (:data:`RANKING_MEASURES`; AP and RR averaged over transcripts, reported as MAP and MRR) with each
     transcript (``debate``) a query; transcripts without a check-worthy line are not scored."""
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}

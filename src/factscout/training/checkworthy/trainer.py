@@ -47,6 +47,7 @@ class CheckworthyConfig:
     kinds: tuple[str, ...] = described(KINDS, "comma-separated model kinds to train: linear, minilm")
     cs: tuple[float, ...] = described((0.3, 1.0, 3.0), "linear: L2 inverse strengths tried (chosen on dev F1)")
     ct21_1b_weight: float = described(0.3, "weight of a CheckThat! 2021 1B transcript line against other sentences")
+    tweet_weight: float = described(1.0, "weight of a CheckThat! 2022 1B training tweet against other sentences")
     with_ct21_1b: bool = described(True, "train on CheckThat! 2021 1B train transcripts too")
     epochs: int = described(2, "minilm: epochs")
     lr: float = described(5e-5, "minilm: peak learning rate (about 5e-4 for lora)")
@@ -55,6 +56,11 @@ class CheckworthyConfig:
     max_length: int = described(64, "minilm: tokens per sentence")
     limit: int = described(0, "at most this many sentences per data part (0: all; a smoke run)")
     seed: int = described(13, "random seed")
+
+
+def part_weights(config: CheckworthyConfig) -> dict[str, float]:
+    """The relative weight of a sentence of each training dataset (others: 1)."""
+    return {"checkthat2021_1b": config.ct21_1b_weight, "checkthat2022_1b": config.tweet_weight}
 
 
 def key_hash(key: str) -> int:
@@ -114,7 +120,7 @@ def _linear(splits: Any, encoder: Any, config: CheckworthyConfig, out: Path, say
     x_dev = {n: embed(encoder, v) for n, v in splits.dev.items()}
     embedded = time.perf_counter() - started
     say(f"linear: embedded {len(splits.train)} training sentences ({embedded:.0f}s)")
-    weights = {"checkthat2021_1b": config.ct21_1b_weight}
+    weights = part_weights(config)
     gold = {n: [s.checkworthy for s in v] for n, v in splits.dev.items()}
     tried = []
     best: tuple[float, float, LinearCheckworthy] | None = None
@@ -170,7 +176,7 @@ def _minilm(splits: Any, config: CheckworthyConfig, out: Path, say: Say) -> dict
         splits.dev,
         ft,
         work=cache_dir() / "train-checkworthy",  # checkpoints: a killed run resumes
-        part_weights={"checkthat2021_1b": config.ct21_1b_weight},
+        part_weights=part_weights(config),
         say=say,
     )
     model.info = {"trained on": counts(splits.train), "finetune": asdict(ft)}
@@ -237,6 +243,7 @@ def run(
             result = _minilm(splits, config, out, say)
         result["seconds"] = time.perf_counter() - started
         result["command"] = command
+        result["config"] = asdict(config)
         metrics["kinds"][kind] = result
         say(f"{kind}: dev mean F1 {result['dev mean F1']:.3f}, {result['seconds']:.0f}s")
     present = {k: v for k, v in metrics["kinds"].items() if (out / FILES[k]).is_file()}
