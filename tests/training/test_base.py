@@ -9,6 +9,7 @@ from factscout.errors import UnknownName
 from factscout.training.base import TRAINERS, Trainer
 
 NAMES = [
+    "checkworthy",
     "claim-match",
     "classifier",
     "dense",
