@@ -263,7 +263,7 @@ def main() -> None:
     )
     text += [
         "",
-        "The rows above the default path share one in-memory retriever and the fp32-arithmetic encoder, so their "
+        "The other rows share one in-memory retriever and the fp32-arithmetic encoder, so their "
         "stance models differ only in the model; the default-path row is what `factscout check --index` answers.",
         "",
         f"Reproduce: `python benchmarks/verdict.py --retriever {args.retriever} --planner {args.planner}{cross_flag}"

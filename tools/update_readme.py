@@ -222,7 +222,7 @@ def with_run_record(result: str, text: str, page: Path) -> str:
 
 
 _RANKER = "candidate ranker (learned; observes the endpoint's results)"
-_CHECK = "factscout check, stance cross-encoder (the default)"
+_DEFAULT_PATH = "factscout check, the default path (`Checker.from_index`, sentence vectors stored)"
 _SHIPPED = "classifier, top-3 evidence > 0.5 (shipped)"
 HEADLINES = [
     Headline(
@@ -248,13 +248,13 @@ HEADLINES = [
         },
     ),
     Headline(
-        "Verdict: `check` end to end (default settings, 5 passages read)",
+        "Verdict: `check` end to end, its default path (`Checker.from_index(index, CheckSettings())`)",
         "SciFact, 202 held-out claims",
         "macro-F1 {check}",
         "claim only {claim}, majority {majority}",
         "results.md#evidence-selection-stance-and-verdict-factscouts-own-models-trained-offline",
         {
-            "check": _c("verdict", "macro-F1", system=_CHECK, passages_read="5"),
+            "check": _c("verdict", "macro-F1", system=_DEFAULT_PATH, passages_read="5"),
             "claim": _c("verdict", "macro-F1", system="claim only (logistic regression on the claim embedding)"),
             "majority": _c("verdict", "macro-F1", system="majority class (supported)"),
         },
