@@ -26,9 +26,10 @@ OPTIONS = {
     "plan": "--alpha --claims --gamma --input --justification --lambda --mmr --out --output --planner -i -o",
     "evaluate": "--compare --input --json --metrics --per-query --qrels --run -i",
     # check and serve: one option per CheckSettings field (--max-queries ... --threshold came with them)
-    "check": "--claims --date --date-filter --depth --factchecks --fast --fusion --html --index --input --json --max-queries --min-confidence "
-    "--min-evidence --min-share --min-stance-confidence --min-verdict-confidence --no-date-filter --no-fast --out --output --passages --planner --ray --rerank "
-    "--rerank-depth --selector --server --stance --temporal --temporal-weight --threshold --verdict --workers -i -o claim",
+    "check": "--claims --date --date-filter --depth --document --factchecks --fast --format --fusion --html --index --input --json --max-queries "
+    "--min-confidence --min-evidence --min-score --min-share --min-stance-confidence --min-verdict-confidence --no-date-filter --no-fast --out --output "
+    "--passages --planner --ray --rerank --rerank-depth --selector --server --stance --temporal --temporal-weight --threshold --top --verdict --workers "
+    "-i -o claim",
     "claims": "--batch-size --format --min-score --model --output --sentences --top -o document",
     "stance": "--batch-size --device --input --out --output --pairs --stance -i -o",
     "trajectories": "--claims --depth --index --input --keep-set --negatives --no-keep-set --out --output --qrels --ray --reward --seed --top-n "

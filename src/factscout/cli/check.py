@@ -1,10 +1,12 @@
-"""``factscout check``: plan, retrieve, fuse, select, classify stance and judge one claim or a file."""
+"""``factscout check``: plan, retrieve, fuse, select, classify stance and judge one claim or a file;
+with ``--document``, the most check-worthy sentences of a document, into one document report."""
 
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,8 +29,14 @@ from factscout.cli.common import (
 )
 from factscout.cli.settings import server_decides, with_settings
 from factscout.records import Claim
+from factscout.settings import CheckSettings
+
+if TYPE_CHECKING:
+    from factscout.check import Checker
+    from factscout.claims.document import Document
 
 _DEFAULT_INDEX = Path(".factscout/scifact-index")
+_FORMATS = "text | markdown | html | transcript"
 
 
 @friendly
@@ -62,17 +70,59 @@ def check(
     ] = None,
     ray: RayOption = None,
     workers: Annotated[int | None, typer.Option(help="with --ray: checker actors (default: one per CPU)")] = None,
+    document: Annotated[
+        Path | None,
+        typer.Option(
+            "--document",
+            help="check a document instead: its most check-worthy sentences, each with the sentences before it"
+            " that it needs, into one document report (.txt, .md, .html or a .tsv transcript: line, speaker, text)",
+        ),
+    ] = None,
+    document_format: Annotated[
+        str | None,
+        typer.Option("--format", help=f"with --document: its format, {_FORMATS} (default: from its suffix)"),
+    ] = None,
+    top: Annotated[
+        int | None,
+        typer.Option(min=1, help="with --document: check at most the N most check-worthy sentences (default 5)"),
+    ] = None,
+    min_score: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="with --document: check the sentences whose check-worthiness is at least this (default: the"
+            " model's threshold)",
+        ),
+    ] = None,
     *,
     settings: dict[str, Any],
 ) -> None:
     """Check a claim: plan, retrieve, fuse, select evidence sentences, classify stance, give a verdict.
 
     A claim with a date finds only evidence published before it unless --no-date-filter is given.
+    With --document FILE, the document's most check-worthy sentences are checked (--top, --min-score;
+    --date: the document's) and written as one report: on the terminal, as JSON (--json, --output) or
+    as an HTML page with the sentences highlighted in the text (--html).
     """
     quiet_libraries()
     # everything the user gave is checked first, before the index or any model loads
-    if (claim is None) == (claims is None):
-        raise typer.BadParameter("give exactly one of a CLAIM argument or --input FILE (--claims)")
+    if sum(x is not None for x in (claim, claims, document)) != 1:
+        raise typer.BadParameter("give exactly one of a CLAIM argument, --input FILE (--claims) or --document FILE")
+    if document is None:
+        given = [flag for flag, value in (("--format", document_format), ("--top", top), ("--min-score", min_score))
+                 if value is not None]  # fmt: skip
+        if given:
+            raise typer.BadParameter(f"{', '.join(given)} apply to --document FILE")
+    else:
+        given = [flag for flag, value in (("--server", server), ("--ray", ray), ("--workers", workers))
+                 if value is not None]  # fmt: skip
+        if given:
+            raise typer.BadParameter(f"--document is checked here: drop {', '.join(given)}")
+        _check_document(
+            document, document_format, top, min_score, index, date, out_path, as_json, html, CheckSettings(**settings)
+        )
+        return
     if claims is not None and out_path is None and html is None:
         raise typer.BadParameter("--input FILE (--claims) needs --output FILE (--out) for the reports (or --html FILE)")
     if ray is not None and claims is None:
@@ -86,7 +136,6 @@ def check(
         input_path(claims, "--input")
         items = read_claims(claims)
     from factscout.retrieve.index import read_manifest
-    from factscout.settings import CheckSettings
 
     checked = CheckSettings(**settings)  # unknown names are reported (with the known ones) before anything loads
     if server is not None:
@@ -180,3 +229,90 @@ def _write_html(path: Path, reports: list[dict[str, Any]], store: Any) -> None:
 
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     err.print(f"wrote {write_html(path, reports, store, generated=stamp)} ({len(reports)} claims)")
+
+
+# ---------------------------------------------------------------------------- --document
+
+
+def _check_document(
+    path: Path,
+    document_format: str | None,
+    top: int | None,
+    min_score: float | None,
+    index: Path,
+    date: str | None,
+    out_path: Path | None,
+    as_json: bool,
+    html: Path | None,
+    settings: CheckSettings,
+) -> None:
+    """``check --document``: read and split the document (before anything loads), score its
+    sentences, check the top ones (:func:`factscout.claims.check.check_document`), show and write
+    the one document report."""
+    from factscout.check import Checker
+    from factscout.claims.check import DEFAULT_TOP, check_document
+    from factscout.claims.checkworthy import load_checkworthy
+    from factscout.claims.document import read_document
+    from factscout.retrieve.index import read_manifest
+
+    output_path(out_path, "--output")
+    output_path(html, "--html")
+    input_path(path, "--document")
+    day = parse_day(date, "--date")
+    doc = read_document(path, document_format)  # binary, over-long or malformed: refused here
+    read_manifest(index)  # a missing or broken index is named before anything loads
+    with status("loading the check-worthiness model"):
+        model = load_checkworthy()
+    checker = Checker.from_index(index, settings)
+    with _Progress() as progress:
+        report = check_document(
+            checker, doc, top=top or DEFAULT_TOP, min_score=min_score, date=day, model=model, progress=progress
+        )
+    _show_document(report, doc, checker, out_path=out_path, as_json=as_json, html=html)
+
+
+def _show_document(
+    report: Any, doc: Document, checker: Checker, *, out_path: Path | None, as_json: bool, html: Path | None
+) -> None:
+    import datetime as dt
+
+    from factscout.render.document import print_document, summary, write_document_html
+
+    row = report.to_dict()
+    if as_json:  # written as it is: a long document's JSON is not worth colouring
+        out.file.write(json.dumps(row, ensure_ascii=False, indent=1) + "\n")
+        out.file.flush()
+    else:
+        print_document(report, out, checker.store)
+    if out_path is not None:
+        out_path.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
+        err.print(f"wrote the document report to {out_path}", highlight=False, soft_wrap=True)
+    if html is not None:
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        written = write_document_html(html, report, checker.store, generated=stamp)
+        err.print(f"wrote {written}", highlight=False, soft_wrap=True)
+    err.print(summary(report), highlight=False, soft_wrap=True)
+
+
+class _Progress:
+    """``progress(step, done, total)`` of :func:`~factscout.claims.check.check_document` as counted
+    bars on stderr: one for scoring the sentences, then one for checking the claims."""
+
+    def __init__(self) -> None:
+        self._stack = ExitStack()
+        self._step: str | None = None
+        self._bar: Any = None
+
+    def __enter__(self) -> _Progress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stack.close()
+
+    def __call__(self, step: str, done: int, total: int) -> None:
+        if step != self._step:
+            self._stack.close()
+            self._stack = ExitStack()
+            what = "scoring sentences" if step == "scoring" else "checking claims"
+            self._bar, self._step = self._stack.enter_context(counted(what, total)), step
+        self._bar.advance(done - self._bar.completed)
