@@ -72,7 +72,7 @@ def test_check_report(client, mini):
     assert set(body["leakage"]) == {"dated", "after_claim", "share"}
     assert any(e["sentences"] for e in body["evidence"])
     sentence = next(s for e in body["evidence"] for s in e["sentences"])
-    assert set(sentence) == {"index", "text", "score", "stance", "probabilities"}
+    assert set(sentence) == {"index", "text", "score", "stance", "counted", "model_label", "probabilities"}
     report = _same_json(Report, body)
     assert report.verdict.label == body["verdict"]["label"]
 
