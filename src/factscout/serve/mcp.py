@@ -43,7 +43,6 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -62,6 +61,8 @@ from factscout.records import Claim
 from factscout.report import Report
 from factscout.serve.mcp_text import document_summary, factchecks_summary, report_summary, search_summary
 from factscout.serve.responses import FactChecksResponse, SearchResponse
+from factscout.serve.routes.errors import printable
+from factscout.serve.routes.state import bearer_matches
 from factscout.serve.runner import CoreRunner, Saturated
 from factscout.serve.schemas import (
     MAX_DOCUMENT_CHARS,
@@ -342,9 +343,7 @@ class BearerToken:
 
     def _authorised(self, scope: Any) -> bool:
         headers = dict(scope.get("headers") or ())
-        scheme, _, given = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
-        token = self.token or ""
-        return scheme.lower() == "bearer" and secrets.compare_digest(given.strip().encode(), token.encode())
+        return bearer_matches(headers.get(b"authorization", b"").decode("latin-1"), self.token or "")
 
 
 # ---------------------------------------------------------------------------- input and errors
@@ -362,7 +361,7 @@ def _valid(model: type[_Model], fields: Mapping[str, Any], *, renamed: Mapping[s
             field = ".".join(names.get(str(p), str(p)) for p in error.get("loc", ())) or "arguments"
             message = str(error.get("msg", "invalid")).removeprefix("Value error, ")
             problems.append(f"{field}: {message}")
-        raise ToolError(_printable("; ".join(problems))) from None
+        raise ToolError(printable("; ".join(problems))) from None
 
 
 async def _core(call: Callable[[], Awaitable[Any]]) -> Any:
@@ -377,12 +376,7 @@ async def _core(call: Callable[[], Awaitable[Any]]) -> Any:
             "`factscout factchecks index`)"
         ) from None
     except FactscoutError as exc:
-        raise ToolError(_printable(str(exc))) from None
-
-
-def _printable(text: str) -> str:
-    """``text`` with lone surrogates written as ``\\udXXX`` (the answer must encode as UTF-8)."""
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+        raise ToolError(printable(str(exc))) from None
 
 
 def _text(text: str) -> TextContent:

@@ -67,6 +67,12 @@ async def authorised(request: Request, state: CurrentState) -> None:
     with ``WWW-Authenticate: Bearer`` otherwise."""
     if state.token is None:
         return
-    scheme, _, given = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not secrets.compare_digest(given.strip().encode(), state.token.encode()):
+    if not bearer_matches(request.headers.get("authorization", ""), state.token):
         raise StarletteHTTPException(401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
+
+
+def bearer_matches(authorization: str, token: str) -> bool:
+    """Whether an ``Authorization`` header value is ``Bearer <token>`` (compared in constant time);
+    the API's routers and the MCP endpoint (:mod:`factscout.serve.mcp`) check the same way."""
+    scheme, _, given = authorization.partition(" ")
+    return scheme.lower() == "bearer" and secrets.compare_digest(given.strip().encode(), token.encode())
