@@ -38,17 +38,24 @@ def model_card(metrics: dict[str, Any]) -> str:
             extra = (
                 f"L2 inverse strength C = {result['C']} (chosen on dev among "
                 f"{', '.join(str(t['C']) for t in result['C tried'])}); encoder {result['encoder']}; "
-                f"fitted in {result['fit seconds']:.0f} s after {result['embed seconds']:.0f} s of embedding."
+                f"fitted in {result['fit seconds']:.0f} s after {result['embed seconds']:.0f} s of embedding (vectors "
+                "from the on-disk cache when it holds them)."
             )
         else:
             fit = result["fit"]
             net = fit["network"]
+            what = (
+                "full fine-tune of all-MiniLM-L6-v2 (every weight but the vocabulary table, stored as int4 "
+                "differences from the backbone)"
+                if net["finetune"] == "full"
+                else f"LoRA (rank {net['rank']}) fine-tune of all-MiniLM-L6-v2"
+            )
             extra = (
-                f"{net['finetune']} fine-tune (rank {net['rank']}) of all-MiniLM-L6-v2, best epoch "
-                f"{fit['best epoch']} of {len(fit['history'])}, temperature {fit['temperature']:.2f}; "
-                f"{fit['train sentences per epoch']} sentences per epoch at {fit['sentences per second']:.1f} "
-                f"sentences/s on 2 shared CPU cores ({fit['train seconds'] / 60:.0f} min of training); "
-                f"int8 inference {result['int8 sentences per second']:.0f} sentences/s."
+                f"{what}, best epoch {fit['best epoch']} of {len(fit['history'])}, temperature "
+                f"{fit['temperature']:.2f}; {fit['train sentences per epoch']} sentences per epoch at "
+                f"{fit['sentences per second']:.1f} sentences/s on 2 shared CPU cores "
+                f"({fit['train seconds'] / 60:.0f} min of training); int8 inference "
+                f"{result['int8 sentences per second']:.0f} sentences/s."
             )
         sections.append(
             f"""### {_NAMES.get(kind, kind)}{" (default)" if kind == default else ""}

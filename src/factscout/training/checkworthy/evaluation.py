@@ -57,7 +57,7 @@ def best_threshold(
 
 def ranking_scores(sentences: Sequence[CheckworthySentence], probability: np.ndarray) -> dict[str, float]:
     """The lab's ranking measures (:data:`RANKING_MEASURES`; AP and RR averaged over transcripts, reported as MAP and MRR) with each
-    transcript (``debate``) a query; transcripts without a check-worthy line are not scored."""
+    transcript (``debate``) a query; transcripts without a check-worthy line are not scored (none: no measures)."""
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}
     for s, p in zip(sentences, np.asarray(probability, dtype=np.float64), strict=True):
@@ -65,6 +65,8 @@ def ranking_scores(sentences: Sequence[CheckworthySentence], probability: np.nda
         qrels.setdefault(group, {})[s.sentence_id] = int(s.checkworthy)
         run.setdefault(group, {})[s.sentence_id] = float(p)
     judged = [q for q, docs in qrels.items() if any(docs.values())]
+    if not judged:
+        return {}
     means = evaluate(qrels, run, list(RANKING_MEASURES), queries=judged).means()
     return {("MAP" if k == "AP" else k): float(v) for k, v in means.items()}
 
