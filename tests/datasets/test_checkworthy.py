@@ -196,6 +196,7 @@ def test_claimbuster_counts_and_verdicts(loaded):
     assert not {s.sentence_id for s in crowd} & {s.sentence_id for s in truth}
 
 
+@pytest.mark.dataset
 @pytest.mark.parametrize(
     ("name", "split", "expected"),
     [
