@@ -489,6 +489,36 @@ HEADLINES = [
         },
     ),
     Headline(
+        "Check-worthiness: `factscout claims` (a MiniLM fine-tune trained on CPU)",
+        "CheckThat! 2022 1A test (149 tweets); 2021 1B test (5,300 debate sentences)",
+        "F1 {f1a}; MAP {map}, F1 {f1b}",
+        "all check-worthy {all1a}; linear model on MiniLM embeddings {lin1a}, MAP {linmap}",
+        "results.md#from-a-document-to-checked-claims-issue-49",
+        {
+            "f1a": _c("checkworthy", "F1", model="minilm (default)"),
+            "map": _c("checkworthy", "MAP", model="minilm (default)"),
+            "f1b": Cell("checkworthy", "F1", {"model": "minilm (default)", "MAP^": ""}),  # the table with MAP: 1B
+            "all1a": _c("checkworthy", "F1", model="all check-worthy"),
+            "lin1a": _c("checkworthy", "F1", model="linear"),
+            "linmap": _c("checkworthy", "MAP", model="linear"),
+        },
+    ),
+    Headline(
+        "From a document: `factscout claims`, `check --document`, MCP `check_claim` (cold CLI; warm server)",
+        "a 5,011-word debate transcript; a 1,119-word article; SciFact, 40 claims",
+        "{claims} s; {doc} s; +{mcp} ms",
+        "targets 10 s, 60 s, 50 ms; the article's 5 claims alone {same} s",
+        "results.md#from-a-document-to-checked-claims-issue-49",
+        {
+            "claims": _c("claims_speed", "median s", command="factscout claims TRANSCRIPT.tsv -o OUT.jsonl"),
+            "doc": _c("document_check", "median s", command="factscout check --document ARTICLE.txt -o REPORT.json"),
+            "same": _c("document_check", "median s",
+                       command="factscout check --claims CLAIMS.jsonl -o OUT.jsonl (5 claims, the same texts)"),
+            "mcp": _c("mcp_overhead", "median ms",
+                      overhead_per_claim="round trip - the server's own check of that call"),
+        },
+    ),
+    Headline(
         "Int8 inference (ONNX Runtime): the stance cross-encoder and MiniLM queries, `check`'s default",
         "SciFact: 202 held-out claims (stance), 809 train claims (hybrid search)",
         "stance macro-F1 {s8} at {ms8} ms/pair; hybrid nDCG@10 {q8}, queries {qspeed} faster",
