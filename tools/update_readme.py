@@ -512,10 +512,14 @@ HEADLINES = [
         {
             "claims": _c("claims_speed", "median s", command="factscout claims TRANSCRIPT.tsv -o OUT.jsonl"),
             "doc": _c("document_check", "median s", command="factscout check --document ARTICLE.txt -o REPORT.json"),
-            "same": _c("document_check", "median s",
-                       command="factscout check --claims CLAIMS.jsonl -o OUT.jsonl (5 claims, the same texts)"),
-            "mcp": _c("mcp_overhead", "median ms",
-                      overhead_per_claim="round trip - the server's own check of that call"),
+            "same": _c(
+                "document_check",
+                "median s",
+                command="factscout check --claims CLAIMS.jsonl -o OUT.jsonl (5 claims, the same texts)",
+            ),
+            "mcp": _c(
+                "mcp_overhead", "median ms", overhead_per_claim="round trip - the server's own check of that call"
+            ),
         },
     ),
     Headline(
