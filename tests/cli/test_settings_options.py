@@ -33,8 +33,9 @@ def test_every_setting_is_an_option_of_check_and_serve_with_its_default():
 
 def test_the_documented_flags_stay():
     check = _params("check")
-    assert check["min_verdict_confidence"].opts == ["--min-confidence"]
-    assert check["min_confidence"].opts == ["--min-stance-confidence"]
+    # each setting is named as its flag (issue 48); --min-confidence stays as an alias others call
+    assert check["min_verdict_confidence"].opts == ["--min-verdict-confidence", "--min-confidence"]
+    assert check["min_stance_confidence"].opts == ["--min-stance-confidence"]
     assert check["rerank"].opts == ["--rerank"] and not check["rerank"].secondary_opts
     assert check["fast"].secondary_opts == ["--no-fast"]
     assert check["date_filter"].secondary_opts == ["--no-date-filter"]
@@ -44,7 +45,7 @@ def test_server_decides_every_setting_but_the_per_request_ones():
     changed = {f.name: object() for f in dataclasses.fields(CheckSettings)}
     refused = server_decides(changed)
     assert len(refused) == len(changed) - len(PER_REQUEST)
-    assert "--min-confidence" in refused and "--fast" in refused and "--planner" not in refused
+    assert "--min-verdict-confidence" in refused and "--fast" in refused and "--planner" not in refused
     assert server_decides({f.name: f.default for f in dataclasses.fields(CheckSettings)}) == []
 
 

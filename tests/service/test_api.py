@@ -227,8 +227,9 @@ def test_page_escapes_hostile_passages_and_sends_a_csp(client, mini):
     assert 'data-passage-id="hostile"' in html
     assert HOSTILE_SCRIPT not in html and HOSTILE_IMG not in html
     assert "&lt;script&gt;window.__pwned = &#39;text&#39;" in html
-    assert html.count("<script") == 2 and '<script src="/static/editor.js" defer></script>' in html
+    assert html.count("<script") == 3 and '<script src="/static/editor.js" defer></script>' in html
     assert '<script src="/static/checks.js" defer></script>' in html
+    assert '<script src="/static/documents.js" defer></script>' in html  # the "paste a text" mode
     assert "javascript:" not in html.split("<main>")[1].split('id="editor"')[0]  # the URL is not a link
 
 
