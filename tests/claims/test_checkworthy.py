@@ -164,7 +164,8 @@ def test_the_trainer_on_a_tiny_subset(tmp_path):
 
 
 def test_a_set_that_shares_training_sentences_is_refused(tmp_path):
-    from factscout.datasets.checkworthy import CheckworthySentence, Overlap
+    from factscout.datasets.checkworthy import CheckworthySentence
+    from factscout.datasets.checkworthy_overlap import Overlap
     from factscout.training.checkworthy.trainer import refuse_trained, shared_with_training, trained_hashes
 
     def s(sid, text, tweet_id=None):
@@ -186,7 +187,8 @@ def test_a_set_that_shares_training_sentences_is_refused(tmp_path):
 
 @pytest.mark.dataset
 def test_the_shipped_training_fingerprint_covers_training_not_test():
-    from factscout.datasets.checkworthy import Overlap, load_sentences
+    from factscout.datasets.checkworthy import load_sentences
+    from factscout.datasets.checkworthy_overlap import Overlap
     from factscout.training.checkworthy.trainer import refuse_trained, shared_with_training
 
     crowd = load_sentences("claimbuster", "crowdsourced")[:200]

@@ -11,17 +11,16 @@ from pathlib import Path
 import pytest
 
 from factscout.datasets import checkworthy as cw
+from factscout.datasets import checkworthy_fetch as fetching
 from factscout.datasets import load_dataset
 from factscout.datasets.checkworthy import (
     CHECK_WORTHY,
     NON_FACTUAL,
     UNIMPORTANT_FACTUAL,
     CheckworthySentence,
-    Overlap,
     load_sentences,
-    overlap,
-    without_overlap,
 )
+from factscout.datasets.checkworthy_overlap import Overlap, overlap, without_overlap
 from factscout.errors import InputError
 
 
@@ -98,7 +97,7 @@ def test_download_lays_out_and_checks_every_file(tmp_path, monkeypatch):
         layout[f"ct21_1a_en_tweets/{name}"] = (header21 + f"c\t{split}9\tu\tA tweet.\t1\t0\n").encode()
     for split in ("train", "dev", "test"):
         layout[f"ct21_1b_en_debates/{split}/2017_x.tsv"] = b"1\tA\tA line.\t0\n"
-    monkeypatch.setattr(cw, "SHA256_TABLE", "\n".join(f"{p} {_sha(b)}" for p, b in layout.items()))
+    monkeypatch.setattr(fetching, "SHA256_TABLE", "\n".join(f"{p} {_sha(b)}" for p, b in layout.items()))
 
     def zipped(members: dict[str, bytes]) -> bytes:
         buf = io.BytesIO()
@@ -108,32 +107,32 @@ def test_download_lays_out_and_checks_every_file(tmp_path, monkeypatch):
         return buf.getvalue()
 
     def raw(path: str) -> str:
-        return f"https://raw.githubusercontent.com/{cw._CT_REPO}/{cw._CT_COMMIT}/{path}"
+        return f"https://raw.githubusercontent.com/{fetching.CT_REPO}/{fetching.CT_COMMIT}/{path}"
 
-    for rel, (_, _, path) in cw._LOOSE.items():
-        repo, commit = cw._LOOSE[rel][:2]
+    for rel, (_, _, path) in fetching._LOOSE.items():
+        repo, commit = fetching._LOOSE[rel][:2]
         served[f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"] = layout[rel]
-    served[raw(cw._ZIPS["ct21_1a"][1])] = zipped(
+    served[raw(fetching._ZIPS["ct21_1a"][1])] = zipped(
         {f"v1/{cw.CT21_1A_FILES[s]}": layout[f"ct21_1a_en_tweets/{cw.CT21_1A_FILES[s]}"] for s in ("train", "dev")}
     )
-    served[raw(cw._ZIPS["ct21_1a_test"][1])] = zipped(
+    served[raw(fetching._ZIPS["ct21_1a_test"][1])] = zipped(
         {"subtask-1a--english/dataset_test_english.tsv": layout["ct21_1a_en_tweets/dataset_test_english.tsv"]}
     )
-    served[raw(cw._ZIPS["ct21_1b"][1])] = zipped(
+    served[raw(fetching._ZIPS["ct21_1b"][1])] = zipped(
         {f"v1/{s}/2017_x.tsv": layout[f"ct21_1b_en_debates/{s}/2017_x.tsv"] for s in ("train", "dev")}
     )
-    served[raw(cw._ZIPS["ct21_1b_test"][1])] = zipped(
+    served[raw(fetching._ZIPS["ct21_1b_test"][1])] = zipped(
         {"subtask-1b--english/2017_x.tsv": layout["ct21_1b_en_debates/test/2017_x.tsv"]}
     )
-    served[raw(cw._ZIPS["ct22_1a"][1])] = zipped(
+    served[raw(fetching._ZIPS["ct22_1a"][1])] = zipped(
         {f"CT22_english_1A_checkworthy_{x}.tsv": layout[f"ct22_1a_en_tweets/CT22_english_1A_checkworthy_{x}.tsv"]
          for x in ("train", "dev", "dev_test")}
     )  # fmt: skip
-    served[raw(cw._ZIPS["ct22_1b"][1])] = zipped(
+    served[raw(fetching._ZIPS["ct22_1b"][1])] = zipped(
         {f"x/CT22_english_1B_claim_{x}.tsv": layout[f"ct22_1b_en_tweets/CT22_english_1B_claim_{x}.tsv"]
          for x in ("train", "dev", "dev_test")}
     )  # fmt: skip
-    served[raw(cw._ZIPS["ct22_1b_test"][1])] = zipped(
+    served[raw(fetching._ZIPS["ct22_1b_test"][1])] = zipped(
         {"CT22_english_1B_claim_test_gold.tsv": layout["ct22_1b_en_tweets/CT22_english_1B_claim_test_gold.tsv"]}
     )
 
@@ -142,7 +141,7 @@ def test_download_lays_out_and_checks_every_file(tmp_path, monkeypatch):
         dest.write_bytes(served[url])
         return dest
 
-    monkeypatch.setattr(cw, "fetch", fake_fetch)
+    monkeypatch.setattr(fetching, "fetch", fake_fetch)
     folder = cw.download(tmp_path / "root")
     assert folder == tmp_path / "root" / "checkworthy"
     assert {p: file_sha256(folder / p) for p in layout} == {p: _sha(b) for p, b in layout.items()}

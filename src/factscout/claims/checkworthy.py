@@ -31,86 +31,28 @@ import math
 import re
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
+from factscout.claims.scores import (
+    MINILM_FORMAT,
+    CheckworthyModel,
+    CheckworthyScore,
+    Scoring,
+    checked_threshold,
+    scores_of,
+)
 from factscout.datasets.checkworthy import CHECK_WORTHY, CHECKWORTHY_LABELS
-from factscout.errors import BadModel, InputError, ModelNotFound
+from factscout.errors import BadModel, ModelNotFound
 
 MODEL_DIR = Path(__file__).parent / "models"
 MANIFEST = MODEL_DIR / "checkworthy.json"
 LINEAR_FORMAT = "factscout-checkworthy-linear"
-MINILM_FORMAT = "factscout-checkworthy-minilm"
 NOT_CHECK_WORTHY = "not check-worthy"
 BINARY_LABELS = (NOT_CHECK_WORTHY, CHECK_WORTHY)
 """The labels of a two-label model, in the order of its probabilities."""
-
-
-@dataclass(frozen=True, slots=True)
-class CheckworthyScore:
-    """One text's check-worthiness: ``probability`` that it is check-worthy, ``label`` at the
-    model's threshold, ``probabilities`` of every label of the model."""
-
-    probability: float
-    label: str
-    probabilities: Mapping[str, float]
-
-
-class CheckworthyModel(Protocol):
-    """What :func:`load_checkworthy` returns."""
-
-    @property
-    def labels(self) -> tuple[str, ...]: ...
-
-    @property
-    def threshold(self) -> float: ...
-
-    def probabilities(self, texts: Sequence[str]) -> np.ndarray:
-        """``(n, len(labels))`` probabilities, rows summing to 1, check-worthy last."""
-        ...
-
-    def score(self, texts: Sequence[str]) -> list[CheckworthyScore]: ...
-
-
-def scores_of(probabilities: np.ndarray, labels: Sequence[str], threshold: float) -> list[CheckworthyScore]:
-    """One :class:`CheckworthyScore` per row of ``probabilities`` (columns in ``labels`` order,
-    check-worthy last): check-worthy at ``threshold`` or above, else the likeliest other label."""
-    out = []
-    for row in np.asarray(probabilities, dtype=np.float64):
-        p = float(row[-1])
-        label = labels[-1] if p >= threshold else labels[int(np.argmax(row[:-1]))]
-        out.append(CheckworthyScore(p, label, {name: float(v) for name, v in zip(labels, row, strict=True)}))
-    return out
-
-
-class _Scoring:
-    labels: tuple[str, ...]
-    threshold: float
-
-    def probabilities(self, texts: Sequence[str]) -> np.ndarray:
-        raise NotImplementedError
-
-    def score(self, texts: Sequence[str]) -> list[CheckworthyScore]:
-        """Each text's :class:`CheckworthyScore`, in input order."""
-        if isinstance(texts, str):
-            raise InputError("score() takes a sequence of texts, not one string")
-        texts = [str(t) for t in texts]
-        if not texts:
-            return []
-        return scores_of(self.probabilities(texts), self.labels, self.threshold)
-
-
-def _checked_threshold(value: Any, source: str) -> float:
-    try:
-        threshold = float(value)
-    except (TypeError, ValueError):
-        raise BadModel(f"{source}: threshold {value!r} is not a number") from None
-    if not 0.0 < threshold < 1.0:
-        raise BadModel(f"{source}: threshold {threshold} is not between 0 and 1")
-    return threshold
 
 
 # -- surface features -----------------------------------------------------------------------------
@@ -200,7 +142,7 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 # -- the linear model -----------------------------------------------------------------------------
 
 
-class LinearCheckworthy(_Scoring):
+class LinearCheckworthy(Scoring):
     """Logistic regression over MiniLM embeddings and :func:`surface_features` (module docstring).
 
     ``worthy`` = (weights, bias) of check-worthy against the rest over ``[embedding, scaled
@@ -221,7 +163,7 @@ class LinearCheckworthy(_Scoring):
         self.worthy = (np.asarray(worthy[0], dtype=np.float32), float(worthy[1]))
         self.factual = None if factual is None else (np.asarray(factual[0], dtype=np.float32), float(factual[1]))
         self.scale = (np.asarray(scale[0], dtype=np.float32), np.asarray(scale[1], dtype=np.float32))
-        self.threshold = _checked_threshold(threshold, "linear check-worthiness model")
+        self.threshold = checked_threshold(threshold, "linear check-worthiness model")
         self.labels: tuple[str, ...] = BINARY_LABELS if self.factual is None else tuple(CHECKWORTHY_LABELS)
         self._encoder = encoder
         self.info = dict(info or {})
@@ -289,7 +231,7 @@ class LinearCheckworthy(_Scoring):
                 (data["worthy_w"], float(data["worthy_b"])),
                 factual,
                 (data["mean"], data["std"]),
-                threshold=_checked_threshold(config.get("threshold"), str(file)),
+                threshold=checked_threshold(config.get("threshold"), str(file)),
                 encoder=encoder,
                 info=config.get("info", {}),
             )
@@ -300,32 +242,26 @@ class LinearCheckworthy(_Scoring):
         return model
 
 
-def _read_npz(file: Path, fmt: str) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+def _read_npz(file: Path, fmt: str | None, *, weights: bool = True) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """A model file's config and (with ``weights``) its arrays; with ``fmt``, its format checked."""
     if not file.is_file():
         raise ModelNotFound(f"no check-worthiness model at {file}")
     try:
         with np.load(file, allow_pickle=False) as data:
             config = json.loads(str(data["config"]))
-            arrays = {k: np.asarray(data[k]) for k in data if k != "config"}
+            arrays = {k: np.asarray(data[k]) for k in data if k != "config"} if weights else {}
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise BadModel(f"{file} is not a factscout check-worthiness model: {exc}") from None
-    if not isinstance(config, dict) or config.get("format") != fmt:
-        found = config.get("format") if isinstance(config, dict) else "?"
+    found = config.get("format") if isinstance(config, dict) else "?"
+    if fmt is not None and found != fmt:
         raise BadModel(f"{file} is not a factscout check-worthiness model (format {found!r}, expected {fmt!r})")
-    return config, arrays
+    return config if isinstance(config, dict) else {}, arrays
 
 
 def model_format(path: str | Path) -> str:
     """The ``format`` a check-worthiness model file names (without reading its weights)."""
-    file = Path(path)
-    if not file.is_file():
-        raise ModelNotFound(f"no check-worthiness model at {file}")
-    try:
-        with np.load(file, allow_pickle=False) as data:
-            config = json.loads(str(data["config"]))
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-        raise BadModel(f"{file} is not a factscout check-worthiness model: {exc}") from None
-    return str(config.get("format", "?")) if isinstance(config, dict) else "?"
+    config, _ = _read_npz(Path(path), None, weights=False)
+    return str(config.get("format", "?"))
 
 
 # -- loading --------------------------------------------------------------------------------------

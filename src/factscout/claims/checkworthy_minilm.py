@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from factscout.claims.checkworthy import MINILM_FORMAT, _checked_threshold, _Scoring
+from factscout.claims.scores import MINILM_FORMAT, Scoring, checked_threshold
 from factscout.datasets.checkworthy import CHECKWORTHY_LABELS
 from factscout.errors import BadModel, InputError
 from factscout.nn.activations import softmax
@@ -29,7 +29,7 @@ from factscout.nn.adapters import FORMAT_VERSION, read_lora_config, read_lora_fi
 from factscout.nn.pairs import check_batching, run_pairs
 
 
-class MinilmCheckworthy(_Scoring):
+class MinilmCheckworthy(Scoring):
     """Three-way check-worthiness from a fine-tuned MiniLM (module docstring)."""
 
     def __init__(
@@ -48,7 +48,7 @@ class MinilmCheckworthy(_Scoring):
         if not temperature > 0:
             raise BadModel(f"temperature must be > 0, got {temperature!r}")
         self.network, self.tokenizer = network, tokenizer
-        self.threshold = _checked_threshold(threshold, "MiniLM check-worthiness model")
+        self.threshold = checked_threshold(threshold, "MiniLM check-worthiness model")
         self.temperature = float(temperature)
         self.max_length, self.batch_size, self.device = max_length, batch_size, device
         self.info = dict(info or {})
@@ -117,7 +117,7 @@ class MinilmCheckworthy(_Scoring):
         return cls(
             network.to(device),
             tokenizer,
-            threshold=_checked_threshold(config.get("threshold"), str(file)),
+            threshold=checked_threshold(config.get("threshold"), str(file)),
             temperature=float(config.get("temperature", 1.0)),
             max_length=int(config.get("max_length", 96)),
             info=config.get("info", {}),
@@ -146,7 +146,7 @@ class MinilmCheckworthy(_Scoring):
         return cls(
             OnnxNetwork(cached_file("checkworthy", key)),
             tokenizer,
-            threshold=_checked_threshold(config.get("threshold"), str(file)),
+            threshold=checked_threshold(config.get("threshold"), str(file)),
             temperature=float(config.get("temperature", 1.0)),
             max_length=int(config.get("max_length", 96)),
             info=config.get("info", {}),

@@ -1,5 +1,5 @@
 """The check-worthiness training, dev and test sets, with the overlaps between editions removed
-from the training side (:func:`factscout.datasets.checkworthy.without_overlap`).
+from the training side (:func:`factscout.datasets.checkworthy_overlap.without_overlap`).
 
 Training: ClaimBuster crowdsourced (three-way), CheckThat! 2022 1B train (three-way for tweets:
 no claim / claim / check-worthy claim), CheckThat! 2021 1A train, and optionally CheckThat! 2021
@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from factscout.datasets.checkworthy import CheckworthySentence, load_sentences, overlap, without_overlap
+from factscout.datasets.checkworthy import CheckworthySentence, load_sentences
+from factscout.datasets.checkworthy_overlap import overlap, without_overlap
 from factscout.errors import DataNotFound, InputError, UnknownName
 
 Part = tuple[str, str]  # (dataset, split)

@@ -28,15 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from factscout.datasets.checkworthy import CheckworthySentence, overlap_keys
+from factscout.datasets.checkworthy import CheckworthySentence
+from factscout.datasets.checkworthy_overlap import overlap_keys
 from factscout.training.base import described
+from factscout.training.checkworthy.card import FILES
 from factscout.training.checkworthy.data import TRAIN_PARTS, build_splits, counts, embed
 from factscout.training.checkworthy.evaluation import best_threshold, summary
 from factscout.training.checkworthy.finetune import FinetuneConfig
 
 Say = Callable[[str], None]
 KINDS = ("linear", "minilm")
-FILES = {"linear": "checkworthy_linear.npz", "minilm": "checkworthy_minilm.npz"}
 TRAINED_KEYS = "checkworthy_trained.npz"
 
 
@@ -85,7 +86,7 @@ def shared_with_training(sentences: Sequence[CheckworthySentence], keys_file: st
 def refuse_trained(sentences: Sequence[CheckworthySentence], keys_file: str | Path | None = None) -> None:
     """An :class:`~factscout.datasets.checkworthy.Overlap` error when ``sentences`` (a set to
     score) share sentences with the model's training data."""
-    from factscout.datasets.checkworthy import Overlap
+    from factscout.datasets.checkworthy_overlap import Overlap
 
     shared = shared_with_training(sentences, keys_file)
     if shared:
