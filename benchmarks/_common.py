@@ -23,6 +23,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -324,6 +325,17 @@ def quiet() -> None:
     from factscout.cli.common import quiet_libraries
 
     quiet_libraries()
+
+
+def timed(args: Sequence[str]) -> float:
+    """Wall seconds of the command ``args`` run in a fresh process from the repository root; a
+    failure stops the benchmark with the command's stderr."""
+    started = time.perf_counter()
+    done = subprocess.run(list(args), capture_output=True, text=True, cwd=ROOT)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args[3:])} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return elapsed
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

@@ -16,13 +16,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import machine, markdown_table, publish
+from _common import machine, markdown_table, publish, timed
 
 FACTSCOUT = [sys.executable, "-c", "from factscout.cli.main import app; app()"]
 SEGMENT = (
@@ -49,15 +47,6 @@ def transcript(folder: Path, words: int) -> tuple[Path, int, int]:
                 out.write_text("\n".join(rows) + "\n", encoding="utf-8")
                 return out, count, len(rows)
     raise SystemExit(f"the test debates in {source} hold only {count} words, fewer than {words}")
-
-
-def timed(args: list[str]) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(args[3:])} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return elapsed
 
 
 def main() -> None:

@@ -22,13 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import ROOT, machine, markdown_table, publish
+from _common import machine, markdown_table, publish, timed
 
 FACTSCOUT = [sys.executable, "-c", "from factscout.cli.main import app; app()"]
 TARGET_S = 60.0
@@ -64,15 +62,6 @@ def article(folder: Path, words: int) -> tuple[Path, int, int]:
                 out.write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
                 return out, count, len(paragraphs)
     raise SystemExit(f"the SciFact train claims give only {count} words, fewer than {words}")
-
-
-def timed(args: list[str]) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(args[3:])} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return elapsed
 
 
 def main() -> None:

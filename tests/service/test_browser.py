@@ -5,8 +5,7 @@ and never runs. Writes a screenshot to pytest's tmp dir (and to ``$FACTSCOUT_SCR
 (``tests/service/axe.py``) finds no serious or critical accessibility violation on the empty page
 or on a report.
 
-Chromium comes from the system (``make setup`` installs Debian's ``chromium``); without it these
-tests fail rather than skip, unless ``FACTSCOUT_NO_BROWSER=1`` says to skip them on purpose.
+Chromium comes from the system (``tests/service/live.py``).
 """
 
 from __future__ import annotations
@@ -14,9 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -25,53 +21,19 @@ from factscout.report import VERDICTS
 from factscout.serve import create_app
 
 from .conftest import CLAIM_ID, HOSTILE_IMG, HOSTILE_SCRIPT
-
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
-
-
-def chromium_path() -> str:
-    for name in (os.environ.get("FACTSCOUT_CHROMIUM", ""), *CHROMIUM_NAMES):
-        found = shutil.which(name) if name else None
-        if found:
-            return found
-    if os.environ.get("FACTSCOUT_NO_BROWSER") == "1":
-        pytest.skip("FACTSCOUT_NO_BROWSER=1: browser tests skipped on purpose")
-    pytest.fail("no Chromium found (install Debian's chromium: `make setup` does) or set FACTSCOUT_CHROMIUM")
+from .live import chromium, served
 
 
 @pytest.fixture(scope="module")
 def server(checker, mini):
-    import uvicorn
-
-    app = create_app(checker, qrels=mini.qrels)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
-    )
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not srv.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    with served(create_app(checker, qrels=mini.qrels)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium_path()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, headless=True, args=["--no-sandbox"])
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

@@ -7,16 +7,13 @@ runs; axe-core finds no serious or critical violation on the form or the report.
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 
 import pytest
 
 from factscout.serve import create_app
 
 from .conftest import FOLATE_CLAIM, HOSTILE_IMG, HOSTILE_SCRIPT
-from .test_browser import chromium_path
+from .live import chromium, served
 
 TEXT = (
     "The minister spoke on Tuesday about school meals.\n"
@@ -28,35 +25,14 @@ TEXT = (
 
 @pytest.fixture(scope="module")
 def server(checker):
-    import uvicorn
-
-    app = create_app(checker)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1)
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not srv.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("the test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
+    with served(create_app(checker)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium_path()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, headless=True, args=["--no-sandbox"])
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

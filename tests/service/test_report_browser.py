@@ -13,18 +13,13 @@ from factscout.cli.main import app
 from factscout.report import VERDICTS
 
 from .conftest import CLAIM_ID, HOSTILE_IMG, HOSTILE_SCRIPT
-from .test_browser import chromium_path
+from .live import chromium
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    executable = chromium_path()  # skips when FACTSCOUT_NO_BROWSER=1, as the page's browser test does
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=executable, headless=True, args=["--no-sandbox"])
+    with chromium() as b:  # skips when FACTSCOUT_NO_BROWSER=1, as the page's browser test does
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

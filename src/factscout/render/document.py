@@ -25,7 +25,7 @@ from rich.markup import escape
 from factscout import __version__
 from factscout.claims.report import DocumentClaim, DocumentReport
 from factscout.errors import InputError
-from factscout.render.html import CSP, CSS, EXTRA_CSS, templates
+from factscout.render.html import CSP, CSS, EXTRA_CSS, templates, write_page
 from factscout.render.terminal import print_report
 from factscout.render.view import report_view
 from factscout.report import VERDICTS
@@ -186,13 +186,7 @@ def write_document_html(
     generated: str | None = None,
 ) -> Path:
     """Write :func:`render_document_html` to ``path`` (UTF-8, one file); returns the path."""
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(f"--html {target} is a directory; give a file name such as document.html")
-    html = render_document_html(report, store, generated=generated)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(html, encoding="utf-8")
-    return target
+    return write_page(path, lambda: render_document_html(report, store, generated=generated), "document.html")
 
 
 __all__ = [

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -101,10 +101,16 @@ def write_html(
     generated: str | None = None,
 ) -> Path:
     """Write :func:`render_html` to ``path`` (UTF-8, one file); returns the path."""
+    return write_page(path, lambda: render_html(reports, store, generated=generated), "report.html")
+
+
+def write_page(path: str | os.PathLike[str], render: Callable[[], str], example: str) -> Path:
+    """Write the page ``render()`` draws to ``path`` (UTF-8), refusing a directory before any
+    drawing (``example``: the file name the error suggests); returns the path."""
     target = Path(path)
     if target.is_dir():
-        raise InputError(f"--html {target} is a directory; give a file name such as report.html")
-    html = render_html(reports, store, generated=generated)
+        raise InputError(f"--html {target} is a directory; give a file name such as {example}")
+    html = render()
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(html, encoding="utf-8")
     return target

@@ -265,3 +265,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorResponse, "description": "the wait queue is full: retry after Retry-After seconds"},
 }
 """The error answers every API endpoint documents."""
+ACCEPTED: dict[int | str, dict[str, Any]] = {
+    202: {"headers": {"Location": {"description": "the job's URL to poll", "schema": {"type": "string"}}}}
+}
+"""A job endpoint's ``202`` answer: the job, and its URL in ``Location``."""

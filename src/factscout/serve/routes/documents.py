@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from factscout.claims.check import DocumentPlan
 from factscout.errors import InputError
 from factscout.serve.jobs import JobStore
-from factscout.serve.responses import ERRORS, DocumentJobResponse, ErrorResponse
+from factscout.serve.responses import ACCEPTED, ERRORS, DocumentJobResponse, ErrorResponse
 from factscout.serve.routes.state import CurrentState, authorised
 from factscout.serve.schemas import MAX_DOCUMENT_CHARS, DocumentRequest
 from factscout.serve.service import Service
@@ -72,7 +72,7 @@ def document_job(jobs: JobStore, job_id: str) -> dict[str, Any] | None:
     response_model=DocumentJobResponse,
     responses={
         **ERRORS,
-        202: {"headers": {"Location": {"description": "the job's URL to poll", "schema": {"type": "string"}}}},
+        **ACCEPTED,
     },
 )
 async def submit_document(body: DocumentRequest, state: CurrentState) -> JSONResponse:

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from factscout.serve.responses import ERRORS, ErrorResponse, JobResponse
+from factscout.serve.responses import ACCEPTED, ERRORS, ErrorResponse, JobResponse
 from factscout.serve.routes.state import CurrentState, authorised
 from factscout.serve.schemas import ChecksRequest
 
@@ -22,7 +22,7 @@ router = APIRouter(dependencies=[Depends(authorised)])
     response_model=JobResponse,
     responses={
         **{k: v for k, v in ERRORS.items() if k != 503},
-        202: {"headers": {"Location": {"description": "the job's URL to poll", "schema": {"type": "string"}}}},
+        **ACCEPTED,
     },
 )
 async def submit_checks(body: ChecksRequest, state: CurrentState) -> JSONResponse:
